@@ -1,0 +1,324 @@
+//! Request and response bodies of the HTTP API, and their translation into
+//! domain values. Every request type denies unknown fields.
+
+use chrono::{DateTime, Utc};
+use engram_core::validate::{self, in_range};
+use engram_core::{
+    Cursor, FieldError, HistoryEntry, Limits, Memory, MemoryFilter, MemoryKind, Scope,
+    ScoreBreakdown, ScoredMemory, Source, SourceType,
+};
+use serde::{Deserialize, Deserializer, Serialize};
+use uuid::Uuid;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageIn {
+    pub role: Role,
+    pub content: String,
+    pub created_at: Option<DateTime<Utc>>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceIn {
+    #[serde(rename = "type")]
+    pub source_type: SourceType,
+    #[serde(rename = "ref")]
+    pub source_ref: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddMemoriesRequest {
+    pub messages: Option<Vec<MessageIn>>,
+    pub text: Option<String>,
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub kind: Option<MemoryKind>,
+    pub metadata: Option<serde_json::Value>,
+    pub importance: Option<f64>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub ttl_seconds: Option<i64>,
+    pub pinned: Option<bool>,
+    pub source: Option<SourceIn>,
+    pub infer: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AddResult {
+    pub id: Uuid,
+    pub memory: String,
+    pub event: engram_core::AddEvent,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AddMemoriesResponse {
+    pub results: Vec<AddResult>,
+}
+
+/// A kind filter: one kind or several.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum KindFilter {
+    One(MemoryKind),
+    Many(Vec<MemoryKind>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeRange {
+    pub gte: Option<DateTime<Utc>>,
+    pub lte: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilters {
+    pub metadata: Option<serde_json::Value>,
+    pub kind: Option<KindFilter>,
+    pub created_at: Option<TimeRange>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    pub query: String,
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub top_k: Option<i64>,
+    pub threshold: Option<f64>,
+    pub filters: Option<SearchFilters>,
+    pub weights: Option<engram_core::SearchWeights>,
+    pub half_life_days: Option<f64>,
+    pub include_superseded: Option<bool>,
+    pub include_expired: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub include_superseded: Option<bool>,
+    pub include_expired: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeQuery {
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchMemoryRequest {
+    pub memory: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+    pub importance: Option<f64>,
+    pub pinned: Option<bool>,
+    /// Absent leaves the expiry; `null` clears it.
+    #[serde(default, deserialize_with = "present")]
+    pub expires_at: Option<Option<DateTime<Utc>>>,
+}
+
+/// Tells an absent field (`None`) from an explicit `null` (`Some(None)`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Serialize)]
+pub struct MemoryOut {
+    pub id: Uuid,
+    pub memory: String,
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub kind: MemoryKind,
+    pub subject: Option<String>,
+    pub attribute: Option<String>,
+    pub importance: f32,
+    pub sensitivity: Option<String>,
+    pub source: Source,
+    pub confidence: Option<f32>,
+    pub metadata: serde_json::Value,
+    pub pinned: bool,
+    pub access_count: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub superseded_by: Option<Uuid>,
+}
+
+impl From<Memory> for MemoryOut {
+    fn from(m: Memory) -> Self {
+        Self {
+            id: m.id,
+            memory: m.content,
+            user_id: m.scope.user_id,
+            agent_id: m.scope.agent_id,
+            session_id: m.scope.session_id,
+            kind: m.kind,
+            subject: m.subject,
+            attribute: m.attribute,
+            importance: m.importance,
+            sensitivity: m.sensitivity,
+            source: m.source,
+            confidence: m.confidence,
+            metadata: m.metadata,
+            pinned: m.pinned,
+            access_count: m.access_count,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+            last_used_at: m.last_used_at,
+            expires_at: m.expires_at,
+            superseded_by: m.superseded_by,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct SearchHit {
+    pub score: f32,
+    pub scores: ScoreBreakdown,
+    #[serde(flatten)]
+    pub memory: MemoryOut,
+}
+
+impl From<ScoredMemory> for SearchHit {
+    fn from(s: ScoredMemory) -> Self {
+        Self {
+            score: s.score,
+            scores: s.scores,
+            memory: s.memory.into(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct SearchResponse {
+    pub results: Vec<SearchHit>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListResponse {
+    pub results: Vec<MemoryOut>,
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeleteScopeResponse {
+    pub deleted: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HistoryResponse {
+    pub results: Vec<HistoryEntry>,
+}
+
+// ---- translation into domain values ------------------------------------------
+
+/// Validates scope identifiers; `require_owner` demands a user or agent.
+pub fn scope(
+    user_id: &Option<String>,
+    agent_id: &Option<String>,
+    session_id: &Option<String>,
+    require_owner: bool,
+    limits: &Limits,
+) -> Result<Scope, FieldError> {
+    let check = |field: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|v| validate::identifier(field, v, limits))
+            .transpose()
+    };
+    let scope = Scope {
+        user_id: check("user_id", user_id)?,
+        agent_id: check("agent_id", agent_id)?,
+        session_id: check("session_id", session_id)?,
+    };
+    if require_owner && scope.user_id.is_none() && scope.agent_id.is_none() {
+        return Err(FieldError::new(
+            "user_id",
+            "a user_id or agent_id is required",
+        ));
+    }
+    if scope.user_id.is_none() && scope.agent_id.is_none() && scope.session_id.is_none() {
+        return Err(FieldError::new(
+            "user_id",
+            "a user_id, agent_id or session_id is required",
+        ));
+    }
+    Ok(scope)
+}
+
+pub fn importance(field: &str, v: Option<f64>) -> Result<Option<f32>, FieldError> {
+    v.map(|v| in_range(field, v, 0.0, 1.0).map(|v| v as f32))
+        .transpose()
+}
+
+pub fn metadata(
+    v: Option<serde_json::Value>,
+    limits: &Limits,
+) -> Result<Option<serde_json::Value>, FieldError> {
+    if let Some(m) = &v {
+        validate::metadata("metadata", m, limits)?;
+    }
+    Ok(v)
+}
+
+pub fn cursor(v: &Option<String>) -> Result<Option<Cursor>, FieldError> {
+    v.as_deref()
+        .map(|s| {
+            Cursor::decode(s)
+                .ok_or_else(|| FieldError::new("cursor", "is not a cursor returned by this API"))
+        })
+        .transpose()
+}
+
+impl SearchFilters {
+    pub fn apply(self, filter: &mut MemoryFilter, limits: &Limits) -> Result<(), FieldError> {
+        if let Some(m) = self.metadata {
+            validate::metadata("filters.metadata", &m, limits)?;
+            filter.metadata = Some(m);
+        }
+        filter.kinds = match self.kind {
+            None => Vec::new(),
+            Some(KindFilter::One(k)) => vec![k],
+            Some(KindFilter::Many(ks)) => ks,
+        };
+        if let Some(r) = self.created_at {
+            if let (Some(a), Some(b)) = (r.gte, r.lte) {
+                if a > b {
+                    return Err(FieldError::new(
+                        "filters.created_at",
+                        "gte must not be after lte",
+                    ));
+                }
+            }
+            filter.created_gte = r.gte;
+            filter.created_lte = r.lte;
+        }
+        Ok(())
+    }
+}

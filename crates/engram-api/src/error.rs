@@ -1,0 +1,174 @@
+//! The API's one error type, rendered as RFC 9457 `application/problem+json`.
+//! Every failure a client can cause names its field; details of server-side
+//! failures are logged, never returned.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use engram_core::{EmbedError, FieldError};
+use engram_store::StoreError;
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    MalformedJson(String),
+    #[error("{field}: {message}")]
+    BadParameter { field: String, message: String },
+    #[error("missing or invalid API key")]
+    Unauthorized,
+    #[error("not found")]
+    NotFound,
+    #[error("no route for this path")]
+    RouteNotFound,
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the request body is larger than this server accepts")]
+    PayloadTooLarge,
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
+    Validation(FieldError),
+    #[error("{0}")]
+    NotImplemented(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("internal error")]
+    Internal(String),
+}
+
+/// One row per problem: HTTP status, stable type URI and title.
+fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
+    use ApiError::*;
+    match e {
+        MalformedJson(_) => (StatusCode::BAD_REQUEST, "malformed-json", "Malformed JSON"),
+        BadParameter { .. } => (
+            StatusCode::BAD_REQUEST,
+            "bad-parameter",
+            "Malformed parameter",
+        ),
+        Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized", "Unauthorized"),
+        NotFound => (StatusCode::NOT_FOUND, "not-found", "Not found"),
+        RouteNotFound => (StatusCode::NOT_FOUND, "route-not-found", "No such endpoint"),
+        MethodNotAllowed => (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method-not-allowed",
+            "Method not allowed",
+        ),
+        Conflict(_) => (StatusCode::CONFLICT, "conflict", "Conflict"),
+        PayloadTooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload-too-large",
+            "Payload too large",
+        ),
+        UnsupportedMediaType(_) => (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported-media-type",
+            "Unsupported media type",
+        ),
+        Validation(_) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation",
+            "Invalid request",
+        ),
+        NotImplemented(_) => (
+            StatusCode::NOT_IMPLEMENTED,
+            "not-implemented",
+            "Not implemented",
+        ),
+        Unavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "Service unavailable",
+        ),
+        Internal(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Internal server error",
+        ),
+    }
+}
+
+#[derive(Serialize)]
+struct Problem<'a> {
+    #[serde(rename = "type")]
+    type_uri: String,
+    title: &'a str,
+    status: u16,
+    detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+}
+
+impl ApiError {
+    pub fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Validation(FieldError::new(field, message))
+    }
+}
+
+impl From<FieldError> for ApiError {
+    fn from(e: FieldError) -> Self {
+        Self::Validation(e)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => Self::NotFound,
+            StoreError::Conflict(m) => Self::Conflict(m),
+            StoreError::Unavailable(e) => Self::Unavailable(format!("database unavailable: {e}")),
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<EmbedError> for ApiError {
+    fn from(e: EmbedError) -> Self {
+        match e {
+            EmbedError::Remote(m) => Self::Unavailable(format!("embedding service failed: {m}")),
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, slug, title) = kind(&self);
+        let detail = match &self {
+            Self::Internal(detail) => {
+                tracing::error!(error = %detail, "internal error");
+                "the server failed to handle this request; see its logs".to_owned()
+            }
+            Self::Unavailable(detail) => {
+                tracing::warn!(error = %detail, "dependency unavailable");
+                detail.clone()
+            }
+            other => other.to_string(),
+        };
+        let field = match &self {
+            Self::Validation(e) => Some(e.field.as_str()),
+            Self::BadParameter { field, .. } => Some(field.as_str()),
+            _ => None,
+        };
+        let body = Problem {
+            type_uri: format!("urn:engram:problem:{slug}"),
+            title,
+            status: status.as_u16(),
+            detail,
+            field,
+        };
+        let mut response = (status, axum::Json(body)).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

@@ -1,0 +1,374 @@
+//! `/v1/memories`: add, search, list, read, change, delete, history.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use chrono::{Duration, Utc};
+use engram_core::validate;
+use engram_core::{
+    rank, MemoryFilter, MemoryKind, MemoryPatch, NewMemory, Page, RankParams, Source, SourceType,
+};
+
+use crate::dto::{self, *};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery, IdPath};
+use crate::state::{AppState, Caller};
+
+/// Candidates fetched per result before blending: blending may reorder, never
+/// reach past the nearest few hundred.
+fn candidate_pool(top_k: usize) -> usize {
+    (top_k * 4).clamp(50, 400)
+}
+
+pub async fn add_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(req): ApiJson<AddMemoriesRequest>,
+) -> Result<(StatusCode, Json<AddMemoriesResponse>), ApiError> {
+    let limits = &state.config.limits;
+    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
+    let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
+    let metadata = dto::metadata(req.metadata, limits)?.unwrap_or_else(|| serde_json::json!({}));
+    let expires_at = match (req.expires_at, req.ttl_seconds) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "give expires_at or ttl_seconds, not both",
+            ))
+        }
+        (Some(at), None) if at <= Utc::now() => {
+            return Err(ApiError::validation("expires_at", "must be in the future"))
+        }
+        (Some(at), None) => Some(at),
+        (None, Some(ttl)) if !(1..=100 * 365 * 86_400).contains(&ttl) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "must be between 1 and 3153600000",
+            ))
+        }
+        (None, Some(ttl)) => Some(Utc::now() + Duration::seconds(ttl)),
+        (None, None) => None,
+    };
+    if let Some(s) = &req.source {
+        if let Some(r) = &s.source_ref {
+            validate::identifier("source.ref", r, &state.config.limits)?;
+        }
+    }
+
+    // Each user message (or the text) is one memory, said at its own time.
+    // Verbatim messages are episodic and stated by the user; a text is a fact from the app.
+    let from_messages = req.messages.is_some();
+    let inputs: Vec<(String, Option<chrono::DateTime<Utc>>)> = match (req.messages, req.text) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "text",
+                "give messages or text, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(ApiError::validation(
+                "messages",
+                "messages or text is required",
+            ))
+        }
+        (None, Some(text)) => vec![(validate::content("text", &text, limits)?, None)],
+        (Some(messages), None) => {
+            if messages.is_empty() {
+                return Err(ApiError::validation("messages", "must not be empty"));
+            }
+            if messages.len() > limits.max_messages {
+                return Err(ApiError::validation(
+                    "messages",
+                    format!("at most {} messages per request", limits.max_messages),
+                ));
+            }
+            let mut inputs = Vec::new();
+            for (i, m) in messages.iter().enumerate() {
+                let content =
+                    validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
+                if matches!(m.role, Role::User) {
+                    inputs.push((content, m.created_at));
+                }
+            }
+            if inputs.is_empty() && !req.infer.unwrap_or(true) {
+                return Err(ApiError::validation(
+                    "messages",
+                    "with infer: false, at least one message must have role user",
+                ));
+            }
+            inputs
+        }
+    };
+    if req.infer.unwrap_or(true) {
+        return Err(ApiError::NotImplemented(
+            "infer: true (fact extraction) is not available yet; send infer: false to store messages verbatim".into(),
+        ));
+    }
+
+    let kind = req.kind.unwrap_or(if from_messages {
+        MemoryKind::Episodic
+    } else {
+        MemoryKind::Semantic
+    });
+    let source = match req.source {
+        Some(s) => Source {
+            source_type: s.source_type,
+            source_ref: s.source_ref,
+        },
+        None if from_messages => Source {
+            source_type: SourceType::UserStated,
+            source_ref: None,
+        },
+        None => Source {
+            source_type: SourceType::Api,
+            source_ref: None,
+        },
+    };
+    let texts: Vec<String> = inputs.iter().map(|(c, _)| c.clone()).collect();
+    let vectors = state.embedder.embed(&texts).await?;
+    let items: Vec<(NewMemory, Vec<f32>)> = inputs
+        .into_iter()
+        .zip(vectors)
+        .map(|((content, created_at), v)| {
+            let m = NewMemory {
+                scope: scope.clone(),
+                kind,
+                content,
+                importance,
+                source: source.clone(),
+                metadata: metadata.clone(),
+                pinned: req.pinned.unwrap_or(false),
+                expires_at,
+                created_at,
+            };
+            (m, v)
+        })
+        .collect();
+    let outcomes = state
+        .store
+        .insert_memories(caller.tenant_id, &items, &caller.actor)
+        .await?;
+    let results = outcomes
+        .into_iter()
+        .map(|o| AddResult {
+            id: o.id,
+            memory: o.content,
+            event: o.event,
+        })
+        .collect();
+    Ok((StatusCode::CREATED, Json(AddMemoriesResponse { results })))
+}
+
+pub async fn search_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(req): ApiJson<SearchRequest>,
+) -> Result<Json<SearchResponse>, ApiError> {
+    let limits = &state.config.limits;
+    let query = validate::query("query", &req.query, limits)?;
+    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, false, limits)?;
+    let top_k = req.top_k.unwrap_or(10);
+    if !(1..=100).contains(&top_k) {
+        return Err(ApiError::validation("top_k", "must be between 1 and 100"));
+    }
+    let min_relevance = match req.threshold {
+        Some(t) => validate::in_range("threshold", t, -1.0, 1.0)? as f32,
+        None => state.config.min_relevance,
+    };
+    let half_life_days = match req.half_life_days {
+        Some(h) => validate::in_range("half_life_days", h, 0.001, 36_500.0)?,
+        None => state.config.half_life_days,
+    };
+    let weights = match req.weights {
+        Some(w) => {
+            for (field, v) in [
+                ("weights.relevance", w.relevance),
+                ("weights.recency", w.recency),
+                ("weights.importance", w.importance),
+            ] {
+                validate::in_range(field, v as f64, 0.0, 1.0)?;
+            }
+            if w.relevance + w.recency + w.importance <= 0.0 {
+                return Err(ApiError::validation(
+                    "weights",
+                    "at least one weight must be positive",
+                ));
+            }
+            w
+        }
+        None => state.config.weights,
+    };
+    let mut filter = MemoryFilter {
+        scope,
+        include_superseded: req.include_superseded.unwrap_or(false),
+        include_expired: req.include_expired.unwrap_or(false),
+        ..Default::default()
+    };
+    req.filters.unwrap_or_default().apply(&mut filter, limits)?;
+
+    let vector = state
+        .embedder
+        .embed(std::slice::from_ref(&query))
+        .await?
+        .pop()
+        .unwrap_or_default();
+    let candidates = state
+        .store
+        .search_candidates(
+            caller.tenant_id,
+            &filter,
+            &vector,
+            candidate_pool(top_k as usize),
+        )
+        .await?;
+    let params = RankParams {
+        weights,
+        half_life_days,
+        min_relevance,
+        top_k: top_k as usize,
+        now: Utc::now(),
+    };
+    let ranked = rank(
+        candidates
+            .into_iter()
+            .map(|c| (c.memory, c.cosine))
+            .collect(),
+        &params,
+    );
+    state.usage.record(
+        caller.tenant_id,
+        ranked.iter().map(|r| r.memory.id).collect(),
+    );
+    Ok(Json(SearchResponse {
+        results: ranked.into_iter().map(SearchHit::from).collect(),
+    }))
+}
+
+pub async fn list_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<ListResponse>, ApiError> {
+    let limits = &state.config.limits;
+    let scope = dto::scope(&q.user_id, &q.agent_id, &q.session_id, false, limits)?;
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::validation("limit", "must be between 1 and 1000"));
+    }
+    let page = Page {
+        limit: limit as usize,
+        after: dto::cursor(&q.cursor)?,
+    };
+    let filter = MemoryFilter {
+        scope,
+        include_superseded: q.include_superseded.unwrap_or(false),
+        include_expired: q.include_expired.unwrap_or(false),
+        ..Default::default()
+    };
+    let memories = state
+        .store
+        .list_memories(caller.tenant_id, &filter, &page)
+        .await?;
+    let next_cursor = (memories.len() == page.limit)
+        .then(|| {
+            memories.last().map(|m| {
+                engram_core::Cursor {
+                    created_at: m.created_at,
+                    id: m.id,
+                }
+                .encode()
+            })
+        })
+        .flatten();
+    Ok(Json(ListResponse {
+        results: memories.into_iter().map(MemoryOut::from).collect(),
+        next_cursor,
+    }))
+}
+
+pub async fn get_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<Json<MemoryOut>, ApiError> {
+    Ok(Json(
+        state.store.get_memory(caller.tenant_id, id).await?.into(),
+    ))
+}
+
+pub async fn update_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+    ApiJson(req): ApiJson<PatchMemoryRequest>,
+) -> Result<Json<MemoryOut>, ApiError> {
+    let limits = &state.config.limits;
+    let patch = MemoryPatch {
+        content: req
+            .memory
+            .as_deref()
+            .map(|c| validate::content("memory", c, limits))
+            .transpose()?,
+        metadata: dto::metadata(req.metadata, limits)?,
+        importance: dto::importance("importance", req.importance)?,
+        pinned: req.pinned,
+        expires_at: req.expires_at,
+    };
+    if patch.is_empty() {
+        return Err(ApiError::validation(
+            "memory",
+            "give at least one of memory, metadata, importance, pinned, expires_at",
+        ));
+    }
+    // Embed before the transaction so no lock is held during inference.
+    let embedding = match &patch.content {
+        Some(c) => state.embedder.embed(std::slice::from_ref(c)).await?.pop(),
+        None => None,
+    };
+    let memory = state
+        .store
+        .update_memory(caller.tenant_id, id, &patch, embedding, &caller.actor)
+        .await?;
+    Ok(Json(memory.into()))
+}
+
+pub async fn delete_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<StatusCode, ApiError> {
+    state
+        .store
+        .delete_memory(caller.tenant_id, id, &caller.actor)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn delete_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiQuery(q): ApiQuery<ScopeQuery>,
+) -> Result<Json<DeleteScopeResponse>, ApiError> {
+    let scope = dto::scope(
+        &q.user_id,
+        &q.agent_id,
+        &q.session_id,
+        true,
+        &state.config.limits,
+    )?;
+    let deleted = state
+        .store
+        .delete_scope(caller.tenant_id, &scope, &caller.actor)
+        .await?;
+    Ok(Json(DeleteScopeResponse { deleted }))
+}
+
+pub async fn get_memory_history(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<Json<HistoryResponse>, ApiError> {
+    Ok(Json(HistoryResponse {
+        results: state.store.memory_history(caller.tenant_id, id).await?,
+    }))
+}

@@ -1,0 +1,114 @@
+//! Shared state of the HTTP layer. Holds nothing a second replica would need:
+//! all data is in Postgres.
+
+use std::sync::Arc;
+
+use engram_core::{Embedder, Limits, SearchWeights, DEFAULT_TENANT};
+use engram_store::Store;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+/// Settings of the API layer, parsed once by the server.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    pub limits: Limits,
+    pub max_body_bytes: usize,
+    pub weights: SearchWeights,
+    pub half_life_days: f64,
+    /// The relevance gate: minimum cosine before blending.
+    pub min_relevance: f32,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            max_body_bytes: 1 << 20,
+            weights: SearchWeights::default(),
+            half_life_days: 30.0,
+            min_relevance: 0.1,
+        }
+    }
+}
+
+/// The admin API key, kept only as its SHA-256 so it never sits in memory in clear.
+#[derive(Clone)]
+pub struct ApiKey([u8; 32]);
+
+impl ApiKey {
+    pub fn new(key: &str) -> Self {
+        Self(Sha256::digest(key.as_bytes()).into())
+    }
+
+    /// Constant-time comparison of digests (equal length whatever the input).
+    pub fn matches(&self, presented: &str) -> bool {
+        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        self.0.ct_eq(&digest).into()
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// Who is calling: the tenant every query of the request is filtered by.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub tenant_id: Uuid,
+    pub actor: String,
+}
+
+impl Caller {
+    pub fn admin() -> Self {
+        Self {
+            tenant_id: DEFAULT_TENANT,
+            actor: "api-key:admin".into(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub embedder: Arc<dyn Embedder>,
+    pub config: Arc<ApiConfig>,
+    pub api_key: ApiKey,
+    pub usage: UsageRecorder,
+}
+
+/// Records, off the request path, that memories were returned to a caller.
+/// Best effort: when the queue is full the update is dropped with a warning
+/// rather than slowing searches down.
+#[derive(Clone)]
+pub struct UsageRecorder {
+    tx: mpsc::Sender<(Uuid, Vec<Uuid>)>,
+}
+
+impl UsageRecorder {
+    /// Starts the recorder's task; it ends when every sender is dropped.
+    pub fn spawn(store: Store) -> (Self, JoinHandle<()>) {
+        let (tx, mut rx) = mpsc::channel::<(Uuid, Vec<Uuid>)>(1024);
+        let task = tokio::spawn(async move {
+            while let Some((tenant, ids)) = rx.recv().await {
+                if let Err(e) = store.touch_memories(tenant, &ids).await {
+                    tracing::warn!(error = %e, "could not record memory usage");
+                }
+            }
+        });
+        (Self { tx }, task)
+    }
+
+    pub fn record(&self, tenant: Uuid, ids: Vec<Uuid>) {
+        if ids.is_empty() {
+            return;
+        }
+        if self.tx.try_send((tenant, ids)).is_err() {
+            tracing::warn!("usage queue full; dropped one access-count update");
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Engram's domain: memory types and validated values, scoring, and the traits
+//! the outer layers implement (`Embedder`). No I/O, no HTTP, no SQL here.
+
+pub mod cursor;
+pub mod embed;
+pub mod memory;
+pub mod query;
+pub mod scoring;
+pub mod validate;
+
+pub use cursor::Cursor;
+pub use embed::{EmbedError, Embedder};
+pub use memory::*;
+pub use query::{MemoryFilter, Page};
+pub use scoring::{blend, rank, RankParams, ScoreBreakdown, ScoredMemory, SearchWeights};
+pub use validate::{FieldError, Limits};

@@ -1,0 +1,188 @@
+//! Memory records and the values that describe them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+/// The tenant every request belongs to until API keys carry tenants.
+pub const DEFAULT_TENANT: Uuid = Uuid::from_u128(0);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    Semantic,
+    Episodic,
+    Procedural,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceType {
+    UserStated,
+    Inferred,
+    Tool,
+    Document,
+    Api,
+}
+
+macro_rules! str_enum {
+    ($ty:ident { $($variant:ident => $s:literal),+ $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $s),+ }
+            }
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($s => Some(Self::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+str_enum!(MemoryKind { Semantic => "semantic", Episodic => "episodic", Procedural => "procedural" });
+str_enum!(SourceType { UserStated => "user_stated", Inferred => "inferred", Tool => "tool", Document => "document", Api => "api" });
+
+/// Who a memory belongs to. At least one of user or agent is set; session narrows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Scope {
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    #[serde(rename = "type")]
+    pub source_type: SourceType,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub source_ref: Option<String>,
+}
+
+/// A memory ready to be written: validated, not yet embedded.
+#[derive(Debug, Clone)]
+pub struct NewMemory {
+    pub scope: Scope,
+    pub kind: MemoryKind,
+    pub content: String,
+    pub importance: f32,
+    pub source: Source,
+    pub metadata: serde_json::Value,
+    pub pinned: bool,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When the content was said, if the client knows (message `created_at`).
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+impl NewMemory {
+    pub fn content_hash(&self) -> String {
+        content_hash(&self.content)
+    }
+}
+
+/// Hash used for exact-duplicate detection: whitespace-trimmed content.
+pub fn content_hash(content: &str) -> String {
+    hex::encode(Sha256::digest(content.trim().as_bytes()))
+}
+
+/// A stored memory as the API shows it (no embedding).
+#[derive(Debug, Clone, Serialize)]
+pub struct Memory {
+    pub id: Uuid,
+    pub scope: Scope,
+    pub kind: MemoryKind,
+    pub subject: Option<String>,
+    pub attribute: Option<String>,
+    pub content: String,
+    pub importance: f32,
+    pub sensitivity: Option<String>,
+    pub source: Source,
+    pub confidence: Option<f32>,
+    pub metadata: serde_json::Value,
+    pub pinned: bool,
+    pub access_count: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub superseded_by: Option<Uuid>,
+}
+
+/// What an add did with one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum AddEvent {
+    Add,
+    Noop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum HistoryEvent {
+    Add,
+    Update,
+    Supersede,
+    Merge,
+    Delete,
+}
+str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Delete => "DELETE" });
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryEntry {
+    pub id: Uuid,
+    pub memory_id: Uuid,
+    pub event: HistoryEvent,
+    pub old_content: Option<String>,
+    pub new_content: Option<String>,
+    pub old_metadata: Option<serde_json::Value>,
+    pub new_metadata: Option<serde_json::Value>,
+    pub actor: String,
+    pub reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A partial update of a memory. `None` leaves the field as it is.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryPatch {
+    pub content: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+    pub importance: Option<f32>,
+    pub pinned: Option<bool>,
+    /// `Some(None)` clears the expiry.
+    pub expires_at: Option<Option<DateTime<Utc>>>,
+}
+
+impl MemoryPatch {
+    pub fn is_empty(&self) -> bool {
+        self.content.is_none()
+            && self.metadata.is_none()
+            && self.importance.is_none()
+            && self.pinned.is_none()
+            && self.expires_at.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_ignores_surrounding_whitespace_only() {
+        assert_eq!(content_hash(" likes tea\n"), content_hash("likes tea"));
+        assert_ne!(content_hash("likes tea"), content_hash("Likes tea"));
+    }
+
+    #[test]
+    fn enums_round_trip_through_their_names() {
+        for k in [
+            MemoryKind::Semantic,
+            MemoryKind::Episodic,
+            MemoryKind::Procedural,
+        ] {
+            assert_eq!(MemoryKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(
+            SourceType::parse("user_stated"),
+            Some(SourceType::UserStated)
+        );
+        assert_eq!(SourceType::parse("nope"), None);
+    }
+}

@@ -1,0 +1,25 @@
+//! What a read asks for: which memories are in view, independent of how they are ranked.
+
+use chrono::{DateTime, Utc};
+
+use crate::{Cursor, MemoryKind, Scope};
+
+/// Narrows the memories a search or listing considers.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryFilter {
+    pub scope: Scope,
+    /// Top-level metadata keys that must equal the given values (JSON containment).
+    pub metadata: Option<serde_json::Value>,
+    /// Empty means every kind.
+    pub kinds: Vec<MemoryKind>,
+    pub created_gte: Option<DateTime<Utc>>,
+    pub created_lte: Option<DateTime<Utc>>,
+    pub include_superseded: bool,
+    pub include_expired: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub limit: usize,
+    pub after: Option<Cursor>,
+}

@@ -1,0 +1,167 @@
+//! Checks on values coming from outside. Each failure names the field it is about,
+//! so the API can answer with the offending field in its problem document.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// Path of the field in the request, e.g. `messages[2].content`.
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Size limits on input; configurable at the server.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_content_chars: usize,
+    pub max_messages: usize,
+    pub max_metadata_bytes: usize,
+    pub max_id_chars: usize,
+    pub max_query_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_content_chars: 8_000,
+            max_messages: 100,
+            max_metadata_bytes: 16_384,
+            max_id_chars: 128,
+            max_query_chars: 4_000,
+        }
+    }
+}
+
+/// A scope identifier (user, agent, session): non-empty, bounded, printable.
+pub fn identifier(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
+    if value.trim().is_empty() {
+        return Err(FieldError::new(field, "must not be empty"));
+    }
+    if value.chars().count() > limits.max_id_chars {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {} characters", limits.max_id_chars),
+        ));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(FieldError::new(
+            field,
+            "must not contain control characters",
+        ));
+    }
+    Ok(value.to_owned())
+}
+
+/// Memory content: non-blank and within the configured length.
+pub fn content(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
+    text(field, value, limits.max_content_chars)
+}
+
+/// A search query: non-blank and within the configured length.
+pub fn query(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
+    text(field, value, limits.max_query_chars)
+}
+
+fn text(field: &str, value: &str, max_chars: usize) -> Result<String, FieldError> {
+    if value.trim().is_empty() {
+        return Err(FieldError::new(field, "must not be empty"));
+    }
+    if value.chars().count() > max_chars {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {max_chars} characters"),
+        ));
+    }
+    Ok(value.to_owned())
+}
+
+/// A number that must lie in `lo..=hi` (and be finite).
+pub fn in_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<f64, FieldError> {
+    if !value.is_finite() || value < lo || value > hi {
+        return Err(FieldError::new(
+            field,
+            format!("must be between {lo} and {hi}"),
+        ));
+    }
+    Ok(value)
+}
+
+/// Metadata: a JSON object no larger than the configured size.
+pub fn metadata(field: &str, value: &serde_json::Value, limits: &Limits) -> Result<(), FieldError> {
+    if !value.is_object() {
+        return Err(FieldError::new(field, "must be a JSON object"));
+    }
+    if value.to_string().len() > limits.max_metadata_bytes {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "must be at most {} bytes as JSON",
+                limits.max_metadata_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_reject_blank_long_and_control() {
+        let l = Limits::default();
+        assert!(identifier("user_id", "alice", &l).is_ok());
+        assert_eq!(
+            identifier("user_id", "  ", &l).unwrap_err().field,
+            "user_id"
+        );
+        assert!(identifier("user_id", &"x".repeat(129), &l).is_err());
+        assert!(identifier("user_id", "a\u{0}b", &l).is_err());
+    }
+
+    #[test]
+    fn content_counts_characters_not_bytes() {
+        let l = Limits {
+            max_content_chars: 3,
+            ..Limits::default()
+        };
+        assert!(content("text", "日本語", &l).is_ok());
+        assert!(content("text", "日本語!", &l).is_err());
+        assert!(content("text", "\n\t ", &l).is_err());
+    }
+
+    #[test]
+    fn ranges_reject_nan_and_out_of_bounds() {
+        assert!(in_range("importance", f64::NAN, 0.0, 1.0).is_err());
+        assert!(in_range("importance", 1.01, 0.0, 1.0).is_err());
+        assert_eq!(in_range("importance", 1.0, 0.0, 1.0), Ok(1.0));
+    }
+
+    #[test]
+    fn metadata_must_be_a_bounded_object() {
+        let l = Limits {
+            max_metadata_bytes: 10,
+            ..Limits::default()
+        };
+        assert!(metadata("metadata", &serde_json::json!([1]), &l).is_err());
+        assert!(metadata("metadata", &serde_json::json!({"a": "long value"}), &l).is_err());
+        assert!(metadata("metadata", &serde_json::json!({"a": 1}), &l).is_ok());
+    }
+}

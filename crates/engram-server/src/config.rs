@@ -1,0 +1,163 @@
+//! The server's configuration: flags or `ENGRAM_*` environment variables, parsed
+//! once into typed structs. Secrets never print.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// A string that Debug never shows.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Secret(s.to_owned()))
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// Postgres URL, e.g. postgres://user:pass@127.0.0.1:5432/engram.
+    #[arg(long = "database-url", env = "ENGRAM_DATABASE_URL")]
+    pub url: Secret,
+    #[arg(
+        long = "db-max-connections",
+        env = "ENGRAM_DB_MAX_CONNECTIONS",
+        default_value_t = 16
+    )]
+    pub max_connections: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EmbedderKind {
+    /// all-MiniLM-L6-v2 in-process (no network, no key).
+    Local,
+    /// Any OpenAI-compatible /embeddings endpoint.
+    Openai,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EmbedArgs {
+    #[arg(long = "embedder", env = "ENGRAM_EMBEDDER", value_enum, default_value_t = EmbedderKind::Local)]
+    pub kind: EmbedderKind,
+    /// Folder with config.json, tokenizer.json and model.safetensors (local embedder).
+    #[arg(
+        long = "embed-model-dir",
+        env = "ENGRAM_EMBED_MODEL_DIR",
+        default_value = ".data/model"
+    )]
+    pub model_dir: PathBuf,
+    /// Base URL of the OpenAI-compatible API (openai embedder).
+    #[arg(
+        long = "embed-base-url",
+        env = "ENGRAM_EMBED_BASE_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
+    pub base_url: String,
+    #[arg(
+        long = "embed-model",
+        env = "ENGRAM_EMBED_MODEL",
+        default_value = "text-embedding-3-small"
+    )]
+    pub model: String,
+    #[arg(
+        long = "embed-dimensions",
+        env = "ENGRAM_EMBED_DIMENSIONS",
+        default_value_t = 384
+    )]
+    pub dimensions: usize,
+    /// Send `dimensions` in embedding requests (text-embedding-3 can shorten vectors).
+    #[arg(long = "embed-send-dimensions", env = "ENGRAM_EMBED_SEND_DIMENSIONS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub send_dimensions: bool,
+    #[arg(long = "embed-api-key", env = "ENGRAM_EMBED_API_KEY")]
+    pub api_key: Option<Secret>,
+    /// Recent texts whose vectors are kept in memory.
+    #[arg(
+        long = "embed-cache",
+        env = "ENGRAM_EMBED_CACHE",
+        default_value_t = 1024
+    )]
+    pub cache: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[arg(long, env = "ENGRAM_BIND", default_value = "127.0.0.1:8420")]
+    pub bind: SocketAddr,
+    /// The admin API key clients send as `Authorization: Bearer <key>`.
+    #[arg(long = "api-key", env = "ENGRAM_API_KEY")]
+    pub api_key: Option<Secret>,
+    #[arg(long = "max-body-bytes", env = "ENGRAM_MAX_BODY_BYTES", default_value_t = 1 << 20)]
+    pub max_body_bytes: usize,
+    #[arg(
+        long = "max-content-chars",
+        env = "ENGRAM_MAX_CONTENT_CHARS",
+        default_value_t = 8000
+    )]
+    pub max_content_chars: usize,
+    #[arg(
+        long = "max-messages",
+        env = "ENGRAM_MAX_MESSAGES",
+        default_value_t = 100
+    )]
+    pub max_messages: usize,
+    #[arg(
+        long = "weight-relevance",
+        env = "ENGRAM_WEIGHT_RELEVANCE",
+        default_value_t = 0.6
+    )]
+    pub weight_relevance: f32,
+    #[arg(
+        long = "weight-recency",
+        env = "ENGRAM_WEIGHT_RECENCY",
+        default_value_t = 0.2
+    )]
+    pub weight_recency: f32,
+    #[arg(
+        long = "weight-importance",
+        env = "ENGRAM_WEIGHT_IMPORTANCE",
+        default_value_t = 0.2
+    )]
+    pub weight_importance: f32,
+    #[arg(
+        long = "half-life-days",
+        env = "ENGRAM_HALF_LIFE_DAYS",
+        default_value_t = 30.0
+    )]
+    pub half_life_days: f64,
+    /// Minimum cosine similarity a memory needs to be considered at all.
+    #[arg(
+        long = "min-relevance",
+        env = "ENGRAM_MIN_RELEVANCE",
+        default_value_t = 0.1
+    )]
+    pub min_relevance: f32,
+}
+
+impl ServeArgs {
+    pub fn api_config(&self) -> engram_api::ApiConfig {
+        engram_api::ApiConfig {
+            limits: engram_core::Limits {
+                max_content_chars: self.max_content_chars,
+                max_messages: self.max_messages,
+                ..Default::default()
+            },
+            max_body_bytes: self.max_body_bytes,
+            weights: engram_core::SearchWeights {
+                relevance: self.weight_relevance,
+                recency: self.weight_recency,
+                importance: self.weight_importance,
+            },
+            half_life_days: self.half_life_days,
+            min_relevance: self.min_relevance,
+        }
+    }
+}

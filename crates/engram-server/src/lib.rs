@@ -1,0 +1,102 @@
+//! Wiring for the `engram` binary: configuration, telemetry, the database pool,
+//! the embedder and the HTTP server. Tests use these same functions.
+
+pub mod config;
+pub mod telemetry;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use engram_api::{ApiConfig, ApiKey, AppState, UsageRecorder};
+use engram_core::Embedder;
+use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
+use engram_store::Store;
+use sqlx::postgres::PgPoolOptions;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use config::{DatabaseArgs, EmbedArgs, EmbedderKind};
+
+/// Connects to Postgres. Acquiring fails fast so an outage answers 503 quickly.
+pub async fn connect(db: &DatabaseArgs) -> anyhow::Result<Store> {
+    let pool = PgPoolOptions::new()
+        .max_connections(db.max_connections)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect(&db.url.0)
+        .await
+        .context("could not connect to Postgres (ENGRAM_DATABASE_URL)")?;
+    Ok(Store::new(pool))
+}
+
+/// Builds the configured embedder, wrapped in the query cache.
+pub fn embedder(args: &EmbedArgs) -> anyhow::Result<Arc<dyn Embedder>> {
+    let inner: Arc<dyn Embedder> = match args.kind {
+        EmbedderKind::Local => Arc::new(MiniLm::load(&args.model_dir).with_context(|| {
+            format!(
+                "could not load the embedding model from {} (ENGRAM_EMBED_MODEL_DIR; `make run` installs it)",
+                args.model_dir.display()
+            )
+        })?),
+        EmbedderKind::Openai => Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
+            base_url: args.base_url.clone(),
+            api_key: args.api_key.as_ref().map(|s| s.0.clone()),
+            model: args.model.clone(),
+            dimensions: args.dimensions,
+            request_dimensions: args.send_dimensions,
+        })),
+    };
+    Ok(Arc::new(CachedEmbedder::new(inner, args.cache)))
+}
+
+/// Migrates, checks the embedder against the stored vectors, and assembles the
+/// API state. The returned task records memory usage until the state is dropped.
+pub async fn prepare(
+    store: Store,
+    embedder: Arc<dyn Embedder>,
+    config: ApiConfig,
+    api_key: &str,
+) -> anyhow::Result<(AppState, JoinHandle<()>)> {
+    store.migrate().await.context("applying migrations")?;
+    store
+        .check_embedder(embedder.id(), embedder.dimensions())
+        .await?;
+    let (usage, usage_task) = UsageRecorder::spawn(store.clone());
+    let state = AppState {
+        store,
+        embedder,
+        config: Arc::new(config),
+        api_key: ApiKey::new(api_key),
+        usage,
+    };
+    Ok((state, usage_task))
+}
+
+/// Serves until `shutdown` resolves, then finishes in-flight requests.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, engram_api::app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

@@ -1,0 +1,17 @@
+//! Logging set-up: human-readable or JSON lines, filtered by RUST_LOG.
+//! Never log memory content, messages or keys.
+
+use tracing_subscriber::EnvFilter;
+
+pub fn init(json: bool) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}

@@ -1,0 +1,35 @@
+use thiserror::Error;
+
+/// Errors of the storage layer; the API maps them to HTTP in one place.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    #[error("conflict: {0}")]
+    Conflict(String),
+    #[error("database schema is not migrated to this version")]
+    NotMigrated,
+    #[error("{0}")]
+    EmbedderMismatch(String),
+    #[error("database unavailable: {0}")]
+    Unavailable(#[source] sqlx::Error),
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::RowNotFound => Self::NotFound,
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                Self::Unavailable(e)
+            }
+            sqlx::Error::Database(db) if db.is_unique_violation() => Self::Conflict(
+                "a live memory with this content already exists in this scope".into(),
+            ),
+            _ => Self::Database(e),
+        }
+    }
+}

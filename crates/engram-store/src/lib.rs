@@ -1,0 +1,110 @@
+//! Postgres storage for Engram (sqlx + pgvector): memories, their history, search
+//! candidates. All SQL lives in this crate. Every statement filters by tenant.
+//!
+//! Queries are built at run time (`sqlx::query_as` / `QueryBuilder`) because the
+//! scope and filter conditions vary per request and only the conditions present
+//! are emitted, which keeps the partial btree indexes usable; integration tests
+//! run every statement against a real Postgres.
+
+mod error;
+mod memories;
+mod rows;
+
+pub use error::StoreError;
+pub use memories::{Candidate, InsertOutcome};
+
+use sqlx::PgPool;
+
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations");
+
+/// Handle to the database. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pool: PgPool,
+}
+
+impl Store {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        MIGRATOR.run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Database reachable and every migration this binary knows applied.
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        let latest = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: Option<i64> =
+            sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.pool)
+                .await?;
+        if applied.unwrap_or(0) < latest {
+            return Err(StoreError::NotMigrated);
+        }
+        Ok(())
+    }
+
+    /// Refuses to run an embedder whose vectors differ from those already stored:
+    /// the column's dimension must match, and a different model may only take over
+    /// an empty store.
+    pub async fn check_embedder(
+        &self,
+        embedder_id: &str,
+        dimensions: usize,
+    ) -> Result<(), StoreError> {
+        let column_dims: i32 = sqlx::query_scalar(
+            "SELECT atttypmod FROM pg_attribute
+             WHERE attrelid = 'memories'::regclass AND attname = 'embedding'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        if column_dims as usize != dimensions {
+            return Err(StoreError::EmbedderMismatch(format!(
+                "the embedder `{embedder_id}` produces {dimensions}-dimensional vectors, \
+                 but the database stores vector({column_dims}); configure a {column_dims}-dimensional \
+                 embedder or migrate the embedding column"
+            )));
+        }
+        let mut tx = self.pool.begin().await?;
+        let recorded: Option<String> =
+            sqlx::query_scalar("SELECT embedder_id FROM embedder_settings FOR UPDATE")
+                .fetch_optional(&mut *tx)
+                .await?;
+        match recorded {
+            Some(id) if id == embedder_id => {}
+            Some(id) => {
+                let any: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM memories)")
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if any {
+                    return Err(StoreError::EmbedderMismatch(format!(
+                        "stored memories were embedded with `{id}`, but the configured embedder is \
+                         `{embedder_id}`; mixing them would make search meaningless"
+                    )));
+                }
+                sqlx::query("UPDATE embedder_settings SET embedder_id = $1, dimensions = $2, recorded_at = now()")
+                    .bind(embedder_id)
+                    .bind(dimensions as i32)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            None => {
+                sqlx::query(
+                    "INSERT INTO embedder_settings (embedder_id, dimensions) VALUES ($1, $2)",
+                )
+                .bind(embedder_id)
+                .bind(dimensions as i32)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

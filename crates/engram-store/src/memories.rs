@@ -1,0 +1,452 @@
+//! Memory reads and writes. Multi-row writes are single statements or one
+//! transaction, and each change writes its history row in the same statement.
+
+use std::collections::HashMap;
+
+use engram_core::{
+    AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, NewMemory, Page, Scope,
+};
+use pgvector::Vector;
+use sqlx::{Postgres, QueryBuilder};
+use uuid::Uuid;
+
+use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
+use crate::{Store, StoreError};
+
+/// One input of an add, and what became of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertOutcome {
+    pub id: Uuid,
+    pub content: String,
+    pub event: AddEvent,
+}
+
+/// (id, content_hash, user_id, agent_id, session_id, inserted) of each written row.
+type WrittenRow = (
+    Uuid,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    bool,
+);
+
+/// A memory in scope with its cosine similarity to the query.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub memory: Memory,
+    pub cosine: f32,
+}
+
+impl Store {
+    /// Stores memories with their embeddings in one statement: each input either
+    /// becomes a new memory (ADD, with a history row) or finds its live exact
+    /// duplicate in the same scope (NOOP). A duplicate that had expired is revived
+    /// with the new expiry. Outcomes come back in input order.
+    pub async fn insert_memories(
+        &self,
+        tenant: Uuid,
+        items: &[(NewMemory, Vec<f32>)],
+        actor: &str,
+    ) -> Result<Vec<InsertOutcome>, StoreError> {
+        // Within one request, the same text in the same scope is one memory.
+        let mut first_by_key: HashMap<(Scope, String), usize> = HashMap::new();
+        let mut unique = Vec::new();
+        for (i, (m, _)) in items.iter().enumerate() {
+            first_by_key
+                .entry((m.scope.clone(), m.content_hash()))
+                .or_insert_with(|| {
+                    unique.push(i);
+                    i
+                });
+        }
+
+        let mut ids = Vec::with_capacity(unique.len());
+        let (mut users, mut agents, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut kinds, mut contents, mut embeddings, mut hashes) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut importances, mut source_types, mut source_refs) =
+            (Vec::new(), Vec::new(), Vec::new());
+        let (mut metadatas, mut pinneds, mut expires, mut createds) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for &i in &unique {
+            let (m, embedding) = &items[i];
+            ids.push(Uuid::now_v7());
+            users.push(m.scope.user_id.clone());
+            agents.push(m.scope.agent_id.clone());
+            sessions.push(m.scope.session_id.clone());
+            kinds.push(m.kind.as_str());
+            contents.push(m.content.clone());
+            embeddings.push(Vector::from(embedding.clone()));
+            hashes.push(m.content_hash());
+            importances.push(m.importance);
+            source_types.push(m.source.source_type.as_str());
+            source_refs.push(m.source.source_ref.clone());
+            metadatas.push(m.metadata.clone());
+            pinneds.push(m.pinned);
+            expires.push(m.expires_at);
+            createds.push(m.created_at);
+        }
+
+        let rows: Vec<WrittenRow> = sqlx::query_as(
+            r#"
+            WITH input AS (
+                SELECT * FROM unnest(
+                    $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                    $8::vector[], $9::text[], $10::real[], $11::text[], $12::text[], $13::jsonb[],
+                    $14::boolean[], $15::timestamptz[], $16::timestamptz[]
+                ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                       importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
+            ), written AS (
+                INSERT INTO memories AS m (
+                    tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                    importance, source_type, source_ref, metadata, pinned, expires_at, created_at, updated_at
+                )
+                SELECT $1, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                       importance, source_type, source_ref, metadata, pinned, expires_at,
+                       coalesce(created_at, now()), now()
+                FROM input
+                ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')),
+                             (coalesce(session_id, '')), content_hash)
+                    WHERE deleted_at IS NULL AND superseded_by IS NULL
+                DO UPDATE SET expires_at = CASE WHEN m.expires_at <= now() THEN EXCLUDED.expires_at
+                                                ELSE m.expires_at END
+                RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
+            ), history AS (
+                INSERT INTO memory_history (tenant_id, id, memory_id, event, new_content, new_metadata, actor, reason)
+                SELECT $1, gen_random_uuid(), w.id, 'ADD', i.content, i.metadata, $17, 'added verbatim (infer: false)'
+                FROM written w JOIN input i ON i.id = w.id
+                WHERE w.inserted
+            )
+            SELECT id, content_hash, user_id, agent_id, session_id, inserted FROM written
+            "#,
+        )
+        .bind(tenant)
+        .bind(&ids)
+        .bind(&users)
+        .bind(&agents)
+        .bind(&sessions)
+        .bind(&kinds)
+        .bind(&contents)
+        .bind(&embeddings)
+        .bind(&hashes)
+        .bind(&importances)
+        .bind(&source_types)
+        .bind(&source_refs)
+        .bind(&metadatas)
+        .bind(&pinneds)
+        .bind(&expires)
+        .bind(&createds)
+        .bind(actor)
+        .fetch_all(&self.pool)
+        .await?;
+
+        let by_key: HashMap<(Scope, String), (Uuid, bool)> = rows
+            .into_iter()
+            .map(|(id, hash, user_id, agent_id, session_id, inserted)| {
+                (
+                    (
+                        Scope {
+                            user_id,
+                            agent_id,
+                            session_id,
+                        },
+                        hash,
+                    ),
+                    (id, inserted),
+                )
+            })
+            .collect();
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, (m, _))| {
+                let key = (m.scope.clone(), m.content_hash());
+                let (id, inserted) = *by_key.get(&key).ok_or(StoreError::NotFound)?;
+                // Only the first occurrence of a text in the request can be the ADD.
+                let first = first_by_key.get(&key) == Some(&i);
+                let event = if inserted && first {
+                    AddEvent::Add
+                } else {
+                    AddEvent::Noop
+                };
+                Ok(InsertOutcome {
+                    id,
+                    content: m.content.clone(),
+                    event,
+                })
+            })
+            .collect()
+    }
+
+    /// A memory that is not deleted (it may be superseded or expired).
+    pub async fn get_memory(&self, tenant: Uuid, id: Uuid) -> Result<Memory, StoreError> {
+        let row: MemoryRow = sqlx::query_as(&format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        Ok(row.into())
+    }
+
+    /// Memories in view, newest first, one page at a time.
+    pub async fn list_memories(
+        &self,
+        tenant: Uuid,
+        filter: &MemoryFilter,
+        page: &Page,
+    ) -> Result<Vec<Memory>, StoreError> {
+        let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS} FROM memories"));
+        push_filter(&mut q, tenant, filter);
+        if let Some(after) = page.after {
+            q.push(" AND (created_at, id) < (")
+                .push_bind(after.created_at)
+                .push(", ")
+                .push_bind(after.id)
+                .push(")");
+        }
+        q.push(" ORDER BY created_at DESC, id DESC LIMIT ")
+            .push_bind(page.limit as i64);
+        let rows: Vec<MemoryRow> = q.build_query_as().fetch_all(&self.pool).await?;
+        Ok(rows.into_iter().map(Memory::from).collect())
+    }
+
+    /// The `limit` memories in view nearest to `query`, by exact cosine distance,
+    /// nearest first. Ranking beyond relevance is the caller's (engram-core scoring).
+    pub async fn search_candidates(
+        &self,
+        tenant: Uuid,
+        filter: &MemoryFilter,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let query = Vector::from(query.to_vec());
+        let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "));
+        q.push_bind(query.clone())
+            .push(")::float8 AS cosine FROM memories");
+        push_filter(&mut q, tenant, filter);
+        q.push(" ORDER BY embedding <=> ")
+            .push_bind(query)
+            .push(" LIMIT ")
+            .push_bind(limit as i64);
+        let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&self.pool).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| Candidate {
+                cosine: r.cosine as f32,
+                memory: r.memory.into(),
+            })
+            .collect())
+    }
+
+    /// Records that memories were returned to a caller (feeds decay later).
+    pub async fn touch_memories(&self, tenant: Uuid, ids: &[Uuid]) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE memories SET last_used_at = now(), access_count = access_count + 1
+             WHERE tenant_id = $1 AND id = ANY($2)",
+        )
+        .bind(tenant)
+        .bind(ids)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Applies a patch and writes an UPDATE history row, in one transaction.
+    /// `embedding` must be given exactly when the content changes.
+    pub async fn update_memory(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+        patch: &MemoryPatch,
+        embedding: Option<Vec<f32>>,
+        actor: &str,
+    ) -> Result<Memory, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let old: (String, serde_json::Value) = sqlx::query_as(
+            "SELECT content, metadata FROM memories
+             WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+
+        let updated: MemoryRow = sqlx::query_as(&format!(
+            "UPDATE memories SET
+                content = coalesce($3, content),
+                content_hash = coalesce($4, content_hash),
+                embedding = coalesce($5, embedding),
+                metadata = coalesce($6, metadata),
+                importance = coalesce($7, importance),
+                pinned = coalesce($8, pinned),
+                expires_at = CASE WHEN $9 THEN $10 ELSE expires_at END,
+                updated_at = now()
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING {MEMORY_COLUMNS}"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .bind(&patch.content)
+        .bind(patch.content.as_deref().map(engram_core::content_hash))
+        .bind(embedding.map(Vector::from))
+        .bind(&patch.metadata)
+        .bind(patch.importance)
+        .bind(patch.pinned)
+        .bind(patch.expires_at.is_some())
+        .bind(patch.expires_at.flatten())
+        .fetch_one(&mut *tx)
+        .await?;
+        let updated = Memory::from(updated);
+
+        sqlx::query(
+            "INSERT INTO memory_history
+                (tenant_id, id, memory_id, event, old_content, new_content, old_metadata, new_metadata, actor, reason)
+             VALUES ($1, gen_random_uuid(), $2, 'UPDATE', $3, $4, $5, $6, $7, 'updated via API')",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(&old.0)
+        .bind(&updated.content)
+        .bind(&old.1)
+        .bind(&updated.metadata)
+        .bind(actor)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(updated)
+    }
+
+    /// Soft-deletes one memory (out of every read at once; purged later by
+    /// consolidation) and writes a DELETE history row, in one statement.
+    pub async fn delete_memory(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        let deleted: Option<Uuid> = sqlx::query_scalar(
+            "WITH gone AS (
+                UPDATE memories SET deleted_at = now(), updated_at = now()
+                WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+                RETURNING id, content
+             ), history AS (
+                INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
+                SELECT $1, gen_random_uuid(), id, 'DELETE', content, $3, 'deleted via API' FROM gone
+             )
+             SELECT id FROM gone",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(actor)
+        .fetch_optional(&self.pool)
+        .await?;
+        deleted.map(|_| ()).ok_or(StoreError::NotFound)
+    }
+
+    /// Soft-deletes every memory of a scope in one statement, however many rows.
+    /// The scope must name a user or an agent: an empty scope is refused here too.
+    pub async fn delete_scope(
+        &self,
+        tenant: Uuid,
+        scope: &Scope,
+        actor: &str,
+    ) -> Result<u64, StoreError> {
+        if scope.user_id.is_none() && scope.agent_id.is_none() {
+            return Err(StoreError::Conflict(
+                "refusing to delete without a user or agent scope".into(),
+            ));
+        }
+        let filter = MemoryFilter {
+            scope: scope.clone(),
+            include_superseded: true,
+            include_expired: true,
+            ..Default::default()
+        };
+        let mut q = QueryBuilder::new(
+            "WITH gone AS (UPDATE memories SET deleted_at = now(), updated_at = now()",
+        );
+        push_filter(&mut q, tenant, &filter);
+        q.push(" RETURNING id, content), history AS (INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason) SELECT ")
+            .push_bind(tenant)
+            .push(", gen_random_uuid(), id, 'DELETE', content, ")
+            .push_bind(actor)
+            .push(", 'scope deleted via API' FROM gone) SELECT count(*) FROM gone");
+        let count: i64 = q.build_query_scalar().fetch_one(&self.pool).await?;
+        Ok(count as u64)
+    }
+
+    /// Every change to a memory, oldest first. Deleted memories keep their history
+    /// until they are purged, so a deletion can be seen.
+    pub async fn memory_history(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let rows: Vec<HistoryRow> = sqlx::query_as(
+            "SELECT h.id, h.memory_id, h.event, h.old_content, h.new_content, h.old_metadata,
+                    h.new_metadata, h.actor, h.reason, h.created_at
+             FROM memories m JOIN memory_history h ON h.tenant_id = m.tenant_id AND h.memory_id = m.id
+             WHERE m.tenant_id = $1 AND m.id = $2
+             ORDER BY h.created_at, h.id",
+        )
+        .bind(tenant)
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        if rows.is_empty() {
+            let exists: bool = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM memories WHERE tenant_id = $1 AND id = $2)",
+            )
+            .bind(tenant)
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+            if !exists {
+                return Err(StoreError::NotFound);
+            }
+        }
+        Ok(rows.into_iter().map(HistoryEntry::from).collect())
+    }
+}
+
+/// `FROM memories` is already pushed; appends the WHERE clause for tenant, scope
+/// and filters. Only conditions that are present are emitted, so the planner sees
+/// `user_id = $n` and can use the partial scope indexes.
+fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilter) {
+    q.push(" WHERE tenant_id = ")
+        .push_bind(tenant)
+        .push(" AND deleted_at IS NULL");
+    if let Some(u) = &f.scope.user_id {
+        q.push(" AND user_id = ").push_bind(u.clone());
+    }
+    if let Some(a) = &f.scope.agent_id {
+        q.push(" AND agent_id = ").push_bind(a.clone());
+    }
+    if let Some(s) = &f.scope.session_id {
+        q.push(" AND session_id = ").push_bind(s.clone());
+    }
+    if !f.include_superseded {
+        q.push(" AND superseded_by IS NULL");
+    }
+    if !f.include_expired {
+        q.push(" AND (expires_at IS NULL OR expires_at > now())");
+    }
+    if let Some(m) = &f.metadata {
+        q.push(" AND metadata @> ").push_bind(m.clone());
+    }
+    if !f.kinds.is_empty() {
+        let kinds: Vec<&'static str> = f.kinds.iter().map(|k| k.as_str()).collect();
+        q.push(" AND kind = ANY(").push_bind(kinds).push(")");
+    }
+    if let Some(t) = f.created_gte {
+        q.push(" AND created_at >= ").push_bind(t);
+    }
+    if let Some(t) = f.created_lte {
+        q.push(" AND created_at <= ").push_bind(t);
+    }
+}

@@ -1,0 +1,107 @@
+//! Row shapes as Postgres returns them, and their conversion to domain types.
+
+use chrono::{DateTime, Utc};
+use engram_core::{HistoryEntry, HistoryEvent, Memory, MemoryKind, Scope, Source, SourceType};
+use uuid::Uuid;
+
+/// Columns every memory read selects (never the embedding).
+pub(crate) const MEMORY_COLUMNS: &str =
+    "id, user_id, agent_id, session_id, kind, subject, attribute, \
+    content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
+    access_count, created_at, updated_at, last_used_at, expires_at, superseded_by";
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct MemoryRow {
+    id: Uuid,
+    user_id: Option<String>,
+    agent_id: Option<String>,
+    session_id: Option<String>,
+    kind: String,
+    subject: Option<String>,
+    attribute: Option<String>,
+    content: String,
+    importance: f32,
+    sensitivity: Option<String>,
+    source_type: String,
+    source_ref: Option<String>,
+    confidence: Option<f32>,
+    metadata: serde_json::Value,
+    pinned: bool,
+    access_count: i64,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    last_used_at: Option<DateTime<Utc>>,
+    expires_at: Option<DateTime<Utc>>,
+    superseded_by: Option<Uuid>,
+}
+
+impl From<MemoryRow> for Memory {
+    fn from(r: MemoryRow) -> Self {
+        Memory {
+            id: r.id,
+            scope: Scope {
+                user_id: r.user_id,
+                agent_id: r.agent_id,
+                session_id: r.session_id,
+            },
+            // The CHECK constraints admit only known names.
+            kind: MemoryKind::parse(&r.kind).unwrap_or(MemoryKind::Semantic),
+            subject: r.subject,
+            attribute: r.attribute,
+            content: r.content,
+            importance: r.importance,
+            sensitivity: r.sensitivity,
+            source: Source {
+                source_type: SourceType::parse(&r.source_type).unwrap_or(SourceType::Api),
+                source_ref: r.source_ref,
+            },
+            confidence: r.confidence,
+            metadata: r.metadata,
+            pinned: r.pinned,
+            access_count: r.access_count,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            last_used_at: r.last_used_at,
+            expires_at: r.expires_at,
+            superseded_by: r.superseded_by,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct CandidateRow {
+    #[sqlx(flatten)]
+    pub memory: MemoryRow,
+    pub cosine: f64,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct HistoryRow {
+    id: Uuid,
+    memory_id: Uuid,
+    event: String,
+    old_content: Option<String>,
+    new_content: Option<String>,
+    old_metadata: Option<serde_json::Value>,
+    new_metadata: Option<serde_json::Value>,
+    actor: String,
+    reason: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<HistoryRow> for HistoryEntry {
+    fn from(r: HistoryRow) -> Self {
+        HistoryEntry {
+            id: r.id,
+            memory_id: r.memory_id,
+            event: HistoryEvent::parse(&r.event).unwrap_or(HistoryEvent::Update),
+            old_content: r.old_content,
+            new_content: r.new_content,
+            old_metadata: r.old_metadata,
+            new_metadata: r.new_metadata,
+            actor: r.actor,
+            reason: r.reason,
+            created_at: r.created_at,
+        }
+    }
+}
