@@ -67,14 +67,11 @@ pub(crate) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
     Ok(value)
 }
 
-/// serde reports an unknown or missing field at its parent's path, naming it in
-/// backticks; the problem document names the field itself.
+/// serde_path_to_error reports an unknown field at its own path, but a missing
+/// one at its parent's, naming it in backticks; the problem names the field itself.
 fn field_name(path: &str, message: &str) -> String {
-    let named = ["unknown field `", "missing field `"]
-        .iter()
-        .find_map(|prefix| message.strip_prefix(prefix))
-        .and_then(|rest| rest.split('`').next());
-    match (named, path) {
+    let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next());
+    match (missing, path) {
         (Some(name), "." | "") => name.to_owned(),
         (Some(name), parent) => format!("{parent}.{name}"),
         (None, "") => ".".to_owned(),

