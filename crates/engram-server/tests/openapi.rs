@@ -1,0 +1,200 @@
+//! `openapi.yaml` describes exactly what the server does: the same operations as
+//! the router, and every response of a scenario that touches each operation
+//! (successes and errors) matches the documented status, content type and schema.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{spawn_app, Reply, TestApp, KEY};
+use reqwest::{header, Method};
+use serde_json::{json, Value};
+use sqlx::PgPool;
+
+fn spec() -> Value {
+    serde_yaml::from_str(engram_api::OPENAPI_YAML).expect("openapi.yaml parses")
+}
+
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+fn spec_operations(spec: &Value) -> BTreeSet<(String, String)> {
+    let mut ops = BTreeSet::new();
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        for m in METHODS {
+            if item.get(m).is_some() {
+                ops.insert((m.to_uppercase(), path.clone()));
+            }
+        }
+    }
+    ops
+}
+
+#[test]
+fn the_router_and_the_spec_have_the_same_operations() {
+    let spec = spec();
+    let router: BTreeSet<(String, String)> =
+        engram_api::route_table().into_iter().map(|(m, p)| (m.to_string(), p.to_owned())).collect();
+    let documented = spec_operations(&spec);
+    assert_eq!(router, documented, "router (left) and openapi.yaml (right) disagree");
+
+    // Every operation id is a handler name, unique.
+    let mut ids = BTreeSet::new();
+    for (_, item) in spec["paths"].as_object().unwrap() {
+        for m in METHODS {
+            if let Some(op) = item.get(m) {
+                assert!(ids.insert(op["operationId"].as_str().expect("operationId").to_owned()));
+            }
+        }
+    }
+}
+
+/// Checks replies against the documented response of their operation.
+struct Conformance {
+    spec: Value,
+    checked: BTreeSet<(String, String, u16)>,
+}
+
+impl Conformance {
+    fn check(&mut self, method: &str, template: &str, reply: &Reply) {
+        let op = &self.spec["paths"][template][method.to_lowercase()];
+        assert!(op.is_object(), "{method} {template} is not documented");
+        let status = reply.status.as_u16().to_string();
+        let mut response = &op["responses"][&status];
+        assert!(response.is_object(), "{method} {template} answered {status}, which is not documented: {}", reply.body);
+        if let Some(r) = response.get("$ref").and_then(Value::as_str) {
+            response = self.resolve(r);
+        }
+        match response.get("content").and_then(Value::as_object) {
+            None => assert!(reply.body.is_null(), "{method} {template} {status}: documented without a body"),
+            Some(content) => {
+                let (media, body) = content.iter().next().expect("one media type");
+                assert_eq!(&reply.content_type, media, "{method} {template} {status}");
+                let mut schema = body["schema"].clone();
+                schema["components"] = self.spec["components"].clone();
+                let validator = jsonschema::draft202012::new(&schema).expect("schema compiles");
+                let errors: Vec<String> = validator.iter_errors(&reply.body).map(|e| format!("{e} at {}", e.instance_path())).collect();
+                assert!(errors.is_empty(), "{method} {template} {status}: {errors:?}\nbody: {}", reply.body);
+            }
+        }
+        self.checked.insert((method.to_owned(), template.to_owned(), reply.status.as_u16()));
+    }
+
+    fn resolve(&self, reference: &str) -> &Value {
+        let mut node = &self.spec;
+        for part in reference.trim_start_matches("#/").split('/') {
+            node = &node[part];
+        }
+        node
+    }
+}
+
+async fn call(app: &TestApp, c: &mut Conformance, method: Method, path: &str, template: &str, body: Option<Value>) -> Reply {
+    let reply = app.send(method.clone(), path, body).await;
+    c.check(method.as_str(), template, &reply);
+    reply
+}
+
+#[sqlx::test(migrations = false)]
+async fn every_response_matches_the_spec(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let mut c = Conformance { spec: spec(), checked: BTreeSet::new() };
+    let (m, ms, s, h) = ("/v1/memories", "/v1/memories/{id}", "/v1/memories/search", "/v1/memories/{id}/history");
+
+    call(&app, &mut c, Method::GET, "/healthz", "/healthz", None).await;
+    call(&app, &mut c, Method::GET, "/readyz", "/readyz", None).await;
+    let served = app.client.get(app.url("/openapi.yaml")).send().await.unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(served.headers()[header::CONTENT_TYPE], "application/yaml");
+    assert!(c.spec["paths"]["/openapi.yaml"]["get"]["responses"]["200"]["content"]["application/yaml"].is_object());
+    assert_eq!(served.text().await.unwrap(), engram_api::OPENAPI_YAML);
+    c.checked.insert(("GET".into(), "/openapi.yaml".into(), 200));
+
+    let add = json!({"user_id": "u", "session_id": "s", "infer": false, "metadata": {"k": 1},
+                     "messages": [{"role": "user", "content": "I keep bees."}, {"role": "user", "content": "I keep bees."}]});
+    let r = call(&app, &mut c, Method::POST, m, m, Some(add)).await;
+    let id = r.body["results"][0]["id"].as_str().unwrap().to_owned();
+    call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "text": "x"}))).await; // 501
+    call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "nope": 1}))).await; // 422
+    let raw = app
+        .raw(app.client.post(app.url(m)).bearer_auth(KEY).header(header::CONTENT_TYPE, "application/json").body("{"))
+        .await;
+    c.check("POST", m, &raw); // 400
+    let raw = app.raw(app.client.post(app.url(m)).bearer_auth(KEY).body("{}")).await;
+    c.check("POST", m, &raw); // 415
+    let big = json!({"user_id": "u", "infer": false, "text": "x".repeat(2 << 20)});
+    let raw = app.raw(app.client.post(app.url(m)).bearer_auth(KEY).json(&big)).await;
+    c.check("POST", m, &raw); // 413
+    let raw = app.raw(app.client.post(app.url(m)).json(&json!({}))).await;
+    c.check("POST", m, &raw); // 401
+
+    call(&app, &mut c, Method::POST, s, s, Some(json!({"query": "hobbies", "user_id": "u", "threshold": -1}))).await;
+    call(&app, &mut c, Method::POST, s, s, Some(json!({"query": "hobbies", "user_id": "u", "top_k": 0}))).await;
+    call(&app, &mut c, Method::GET, "/v1/memories?user_id=u&limit=1", m, None).await;
+    call(&app, &mut c, Method::GET, "/v1/memories?user_id=u&limit=x", m, None).await;
+
+    let one = format!("/v1/memories/{id}");
+    call(&app, &mut c, Method::GET, &one, ms, None).await;
+    call(&app, &mut c, Method::GET, "/v1/memories/zzz", ms, None).await; // 400
+    call(&app, &mut c, Method::PATCH, &one, ms, Some(json!({"memory": "I keep two hives of bees.", "expires_at": null}))).await;
+    call(&app, &mut c, Method::PATCH, &one, ms, Some(json!({"importance": 7}))).await; // 422
+    let other = app.add_text("u", "I keep chickens.").await;
+    call(&app, &mut c, Method::PATCH, &format!("/v1/memories/{other}"), ms, Some(json!({"memory": "I keep two hives of bees."}))).await; // 409
+    call(&app, &mut c, Method::GET, &format!("{one}/history"), h, None).await;
+    call(&app, &mut c, Method::DELETE, &one, ms, None).await; // 204
+    call(&app, &mut c, Method::DELETE, &one, ms, None).await; // 404
+    call(&app, &mut c, Method::GET, "/v1/memories/00000000-0000-0000-0000-000000000009/history", h, None).await; // 404
+    call(&app, &mut c, Method::DELETE, "/v1/memories?user_id=u", m, None).await;
+    call(&app, &mut c, Method::DELETE, m, m, None).await; // 422
+
+    // Every documented operation was exercised at least once.
+    let touched: BTreeSet<(String, String)> = c.checked.iter().map(|(m, p, _)| (m.clone(), p.clone())).collect();
+    assert_eq!(touched, spec_operations(&c.spec));
+}
+
+#[sqlx::test(migrations = false)]
+async fn undocumented_methods_are_405(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let documented = spec_operations(&spec());
+    let paths: BTreeSet<&String> = documented.iter().map(|(_, p)| p).collect();
+    for path in paths {
+        let concrete = path.replace("{id}", "00000000-0000-0000-0000-000000000001");
+        for m in METHODS {
+            let method = m.to_uppercase();
+            if documented.contains(&(method.clone(), path.clone())) {
+                continue;
+            }
+            let reply = app.send(Method::from_bytes(method.as_bytes()).unwrap(), &concrete, None).await;
+            reply.assert_problem(405, None);
+        }
+    }
+}
+
+/// The conformance check can fail: an extra or a missing field is caught.
+#[test]
+fn the_schemas_reject_undocumented_and_missing_fields() {
+    let spec = spec();
+    let validator = |name: &str| {
+        let mut schema = json!({"$ref": format!("#/components/schemas/{name}")});
+        schema["components"] = spec["components"].clone();
+        jsonschema::draft202012::new(&schema).expect("compiles")
+    };
+    let memory = json!({
+        "id": "00000000-0000-0000-0000-000000000001", "memory": "m", "user_id": "u", "agent_id": null,
+        "session_id": null, "kind": "semantic", "subject": null, "attribute": null, "importance": 0.5,
+        "sensitivity": null, "source": {"type": "api"}, "confidence": null, "metadata": {}, "pinned": false,
+        "access_count": 0, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+        "last_used_at": null, "expires_at": null, "superseded_by": null
+    });
+    assert!(validator("Memory").is_valid(&memory));
+    let mut extra = memory.clone();
+    extra["secret"] = json!(1);
+    assert!(!validator("Memory").is_valid(&extra));
+    let mut missing = memory.clone();
+    missing.as_object_mut().unwrap().remove("expires_at");
+    assert!(!validator("Memory").is_valid(&missing));
+    assert!(!validator("SearchHit").is_valid(&memory), "a hit needs its scores");
+    let mut hit = memory.clone();
+    hit["score"] = json!(0.5);
+    hit["scores"] = json!({"relevance": 0.5, "recency": 1.0, "importance": 0.5});
+    assert!(validator("SearchHit").is_valid(&hit));
+}
