@@ -1,5 +1,7 @@
 //! Embeddings from any OpenAI-compatible endpoint.
 
+use std::time::Duration;
+
 use async_openai::config::OpenAIConfig;
 use async_openai::types::embeddings::{CreateEmbeddingRequestArgs, EmbeddingInput};
 use async_openai::Client;
@@ -36,11 +38,13 @@ impl OpenAiEmbedder {
         // keyless local servers keyless.
         oc = oc.with_api_key(config.api_key.clone().unwrap_or_default());
         let id = format!("openai-compatible:{}:{}", config.model, config.dimensions);
-        Self {
-            client: Client::with_config(oc),
-            config,
-            id,
-        }
+        // A hung endpoint must not hold a request forever (async-openai sets no timeout).
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap_or_default();
+        Self { client: Client::with_config(oc).with_http_client(http), config, id }
     }
 }
 
