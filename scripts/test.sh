@@ -10,7 +10,7 @@ source "$DATA/env"
 if ! command -v docker-compose >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "[test] installing docker-compose (Debian) to validate docker-compose.yml"
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >/dev/null
   else
     echo "[test] docker-compose is missing; install it (apt-get install docker-compose) to run the deployment test" >&2
     exit 1
