@@ -70,7 +70,9 @@ pub(crate) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
 /// serde_path_to_error reports an unknown field at its own path, but a missing
 /// one at its parent's, naming it in backticks; the problem names the field itself.
 fn field_name(path: &str, message: &str) -> String {
-    let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next());
+    let missing = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next());
     match (missing, path) {
         (Some(name), "." | "") => name.to_owned(),
         (Some(name), parent) => format!("{parent}.{name}"),

@@ -44,7 +44,11 @@ impl OpenAiEmbedder {
             .timeout(Duration::from_secs(30))
             .build()
             .unwrap_or_default();
-        Self { client: Client::with_config(oc).with_http_client(http), config, id }
+        Self {
+            client: Client::with_config(oc).with_http_client(http),
+            config,
+            id,
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! The OpenAI-compatible embedder against a scripted local mock server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use engram_core::{EmbedError, Embedder};
 use engram_embed::{OpenAiEmbedder, OpenAiEmbedderConfig};
 use serde_json::{json, Value};
@@ -49,7 +51,9 @@ async fn embeds_a_batch_in_one_request_in_input_order() {
     Mock::given(method("POST"))
         .and(path("/v1/embeddings"))
         .and(header("authorization", "Bearer sk-test"))
-        .and(body_partial_json(json!({"model": "mock-embed", "dimensions": 8})))
+        .and(body_partial_json(
+            json!({"model": "mock-embed", "dimensions": 8}),
+        ))
         .respond_with(Reversed { dims: 8 })
         .expect(1)
         .mount(&server)
@@ -68,15 +72,35 @@ async fn embeds_a_batch_in_one_request_in_input_order() {
 #[tokio::test]
 async fn wrong_dimensions_and_server_errors_are_errors() {
     let server = MockServer::start().await;
-    Mock::given(method("POST")).respond_with(Reversed { dims: 4 }).mount(&server).await;
+    Mock::given(method("POST"))
+        .respond_with(Reversed { dims: 4 })
+        .mount(&server)
+        .await;
     let err = embedder(&server, 8).embed(&["a".into()]).await.unwrap_err();
-    assert!(matches!(err, EmbedError::Dimensions { expected: 8, got: 4 }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            EmbedError::Dimensions {
+                expected: 8,
+                got: 4
+            }
+        ),
+        "{err:?}"
+    );
 
     let failing = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "bad model", "type": "invalid_request_error"}})))
+        .respond_with(ResponseTemplate::new(400).set_body_json(
+            json!({"error": {"message": "bad model", "type": "invalid_request_error"}}),
+        ))
         .mount(&failing)
         .await;
-    let err = embedder(&failing, 8).embed(&["a".into()]).await.unwrap_err();
-    assert!(matches!(err, EmbedError::Remote(ref m) if m.contains("bad model")), "{err:?}");
+    let err = embedder(&failing, 8)
+        .embed(&["a".into()])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, EmbedError::Remote(ref m) if m.contains("bad model")),
+        "{err:?}"
+    );
 }

@@ -77,7 +77,11 @@ pub struct EmbedArgs {
     /// Send `dimensions` in embedding requests (text-embedding-3 can shorten vectors).
     #[arg(long = "embed-send-dimensions", env = "ENGRAM_EMBED_SEND_DIMENSIONS", default_value_t = true, action = clap::ArgAction::Set)]
     pub send_dimensions: bool,
-    #[arg(id = "embed_api_key", long = "embed-api-key", env = "ENGRAM_EMBED_API_KEY")]
+    #[arg(
+        id = "embed_api_key",
+        long = "embed-api-key",
+        env = "ENGRAM_EMBED_API_KEY"
+    )]
     pub api_key: Option<Secret>,
     /// Recent texts whose vectors are kept in memory.
     #[arg(

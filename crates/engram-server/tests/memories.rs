@@ -1,5 +1,7 @@
 //! The raw memory API over HTTP, against a real Postgres and the real embedder.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{contents, spawn_app};
@@ -33,47 +35,90 @@ const UNRELATED: [&str; 20] = [
 #[sqlx::test(migrations = false)]
 async fn personal_facts_are_found_scoped_deleted_and_edited(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let allergy = app.add_text("alice", "I am allergic to peanuts and shellfish.").await;
-    app.add_text("alice", "I live in Lisbon with my partner.").await;
-    let job = app.add_text("alice", "I work as a backend engineer at a fintech startup.").await;
+    let allergy = app
+        .add_text("alice", "I am allergic to peanuts and shellfish.")
+        .await;
+    app.add_text("alice", "I live in Lisbon with my partner.")
+        .await;
+    let job = app
+        .add_text(
+            "alice",
+            "I work as a backend engineer at a fintech startup.",
+        )
+        .await;
     for text in UNRELATED {
         app.add_text("alice", text).await;
     }
-    app.add_text("bob", "Bob prefers window seats on long flights.").await;
+    app.add_text("bob", "Bob prefers window seats on long flights.")
+        .await;
 
     // Relevance first: the allergy answers a question about food.
-    let hits = app.search(json!({"query": "what food can't I eat", "user_id": "alice"})).await;
+    let hits = app
+        .search(json!({"query": "what food can't I eat", "user_id": "alice"}))
+        .await;
     assert_eq!(hits[0]["id"], allergy.as_str(), "got {:?}", contents(&hits));
     for key in ["relevance", "recency", "importance"] {
-        assert!(hits[0]["scores"][key].is_number(), "score breakdown has {key}");
+        assert!(
+            hits[0]["scores"][key].is_number(),
+            "score breakdown has {key}"
+        );
     }
     assert_eq!(hits[0]["user_id"], "alice");
 
     // Bob sees nothing of Alice's, even when asking her question.
-    let bobs = app.search(json!({"query": "what food can't I eat", "user_id": "bob", "threshold": -1.0})).await;
+    let bobs = app
+        .search(json!({"query": "what food can't I eat", "user_id": "bob", "threshold": -1.0}))
+        .await;
     assert!(bobs.iter().all(|h| h["user_id"] == "bob"));
-    assert_eq!(contents(&bobs), ["Bob prefers window seats on long flights."]);
+    assert_eq!(
+        contents(&bobs),
+        ["Bob prefers window seats on long flights."]
+    );
 
     // DELETE: gone from search and from GET.
     let r = app.delete(&format!("/v1/memories/{allergy}")).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
-    let hits = app.search(json!({"query": "what food can't I eat", "user_id": "alice"})).await;
+    let hits = app
+        .search(json!({"query": "what food can't I eat", "user_id": "alice"}))
+        .await;
     assert!(hits.iter().all(|h| h["id"] != allergy.as_str()));
-    app.get(&format!("/v1/memories/{allergy}")).await.assert_problem(404, None);
-    app.delete(&format!("/v1/memories/{allergy}")).await.assert_problem(404, None);
+    app.get(&format!("/v1/memories/{allergy}"))
+        .await
+        .assert_problem(404, None);
+    app.delete(&format!("/v1/memories/{allergy}"))
+        .await
+        .assert_problem(404, None);
 
     // PATCH: new content is searchable (re-embedded), history keeps both versions.
-    let r = app.patch(&format!("/v1/memories/{job}"), json!({"memory": "I teach mathematics at a secondary school."})).await;
+    let r = app
+        .patch(
+            &format!("/v1/memories/{job}"),
+            json!({"memory": "I teach mathematics at a secondary school."}),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK, "body: {}", r.body);
-    assert_eq!(r.body["memory"], "I teach mathematics at a secondary school.");
-    let hits = app.search(json!({"query": "what is my profession as a teacher", "user_id": "alice", "top_k": 1})).await;
+    assert_eq!(
+        r.body["memory"],
+        "I teach mathematics at a secondary school."
+    );
+    let hits = app
+        .search(
+            json!({"query": "what is my profession as a teacher", "user_id": "alice", "top_k": 1}),
+        )
+        .await;
     assert_eq!(hits[0]["id"], job.as_str());
     let history = app.get(&format!("/v1/memories/{job}/history")).await;
-    let events: Vec<&str> = history.body["results"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let events = common::events(&history.body);
     assert_eq!(events, ["ADD", "UPDATE"]);
     let update = &history.body["results"][1];
-    assert_eq!(update["old_content"], "I work as a backend engineer at a fintech startup.");
-    assert_eq!(update["new_content"], "I teach mathematics at a secondary school.");
+    assert_eq!(
+        update["old_content"],
+        "I work as a backend engineer at a fintech startup."
+    );
+    assert_eq!(
+        update["new_content"],
+        "I teach mathematics at a secondary school."
+    );
     assert_eq!(update["actor"], "api-key:admin");
 }
 
@@ -88,24 +133,37 @@ async fn an_exact_duplicate_in_the_same_scope_is_a_noop(pool: PgPool) {
     ]});
     let r = app.post("/v1/memories", body.clone()).await;
     assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
-    let events: Vec<&str> = r.body["results"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
-    assert_eq!(events, ["ADD", "NOOP", "ADD"], "assistant turns are not stored verbatim");
+    let events = common::events(&r.body);
+    assert_eq!(
+        events,
+        ["ADD", "NOOP", "ADD"],
+        "assistant turns are not stored verbatim"
+    );
     assert_eq!(r.body["results"][0]["id"], r.body["results"][1]["id"]);
 
     let again = app.post("/v1/memories", body).await;
-    let events: Vec<&str> = again.body["results"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let events = common::events(&again.body);
     assert_eq!(events, ["NOOP", "NOOP", "NOOP"]);
     assert_eq!(again.body["results"][0]["id"], r.body["results"][0]["id"]);
 
     // The same text for another user, or in another session, is another memory.
-    let other = app.post("/v1/memories", json!({"user_id": "u2", "text": "I like green tea.", "infer": false})).await;
+    let other = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u2", "text": "I like green tea.", "infer": false}),
+        )
+        .await;
     assert_eq!(other.body["results"][0]["event"], "ADD");
     let session = app
         .post("/v1/memories", json!({"user_id": "u1", "session_id": "s9", "text": "I like green tea.", "infer": false}))
         .await;
     assert_eq!(session.body["results"][0]["event"], "ADD");
     assert_eq!(app.count_rows("memories").await, 4);
-    assert_eq!(app.count_rows("memory_history").await, 4, "one ADD row per stored memory");
+    assert_eq!(
+        app.count_rows("memory_history").await,
+        4,
+        "one ADD row per stored memory"
+    );
 }
 
 #[sqlx::test(migrations = false)]
@@ -129,7 +187,12 @@ async fn messages_keep_their_time_kind_and_source(pool: PgPool) {
     assert_eq!(m["pinned"], true);
     assert_eq!(m["source"], json!({"type": "tool", "ref": "import-7"}));
 
-    let t = app.post("/v1/memories", json!({"agent_id": "helper", "text": "Answer in French.", "infer": false})).await;
+    let t = app
+        .post(
+            "/v1/memories",
+            json!({"agent_id": "helper", "text": "Answer in French.", "infer": false}),
+        )
+        .await;
     let id = t.body["results"][0]["id"].as_str().unwrap().to_owned();
     let m = app.get(&format!("/v1/memories/{id}")).await.body;
     assert_eq!(m["kind"], "semantic");
@@ -141,9 +204,19 @@ async fn messages_keep_their_time_kind_and_source(pool: PgPool) {
 #[sqlx::test(migrations = false)]
 async fn infer_true_is_not_implemented_yet(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let explicit = app.post("/v1/memories", json!({"user_id": "u", "text": "I like tea.", "infer": true})).await;
+    let explicit = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": "I like tea.", "infer": true}),
+        )
+        .await;
     explicit.assert_problem(501, None);
-    let default = app.post("/v1/memories", json!({"user_id": "u", "text": "I like tea."})).await;
+    let default = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": "I like tea."}),
+        )
+        .await;
     default.assert_problem(501, None);
     assert_eq!(app.count_rows("memories").await, 0);
 }
@@ -153,7 +226,9 @@ async fn expired_superseded_and_deleted_memories_stay_hidden_unless_asked(pool: 
     let app = spawn_app(pool.clone()).await;
     let old = app.add_text("u", "I live in Dallas.").await;
     let new = app.add_text("u", "I moved to Austin.").await;
-    let trip = app.add_text("u", "I am on holiday in Rome this week.").await;
+    let trip = app
+        .add_text("u", "I am on holiday in Rome this week.")
+        .await;
     let gone = app.add_text("u", "I live in a flat near the river.").await;
     sqlx::query("UPDATE memories SET superseded_by = $1::uuid WHERE id = $2::uuid")
         .bind(&new)
@@ -169,11 +244,21 @@ async fn expired_superseded_and_deleted_memories_stay_hidden_unless_asked(pool: 
     app.delete(&format!("/v1/memories/{gone}")).await;
 
     let q = json!({"query": "where do I live", "user_id": "u", "threshold": -1.0});
-    let ids: Vec<String> = app.search(q).await.iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(ids, [new.clone()]);
+    let ids: Vec<String> = app
+        .search(q)
+        .await
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, std::slice::from_ref(&new));
 
     let q = json!({"query": "where do I live", "user_id": "u", "threshold": -1.0, "include_superseded": true, "include_expired": true});
-    let mut ids: Vec<String> = app.search(q).await.iter().map(|h| h["id"].as_str().unwrap().to_owned()).collect();
+    let mut ids: Vec<String> = app
+        .search(q)
+        .await
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .collect();
     ids.sort();
     let mut want = vec![old.clone(), new.clone(), trip.clone()];
     want.sort();
@@ -181,7 +266,10 @@ async fn expired_superseded_and_deleted_memories_stay_hidden_unless_asked(pool: 
 
     let listed = app.get("/v1/memories?user_id=u").await.body;
     assert_eq!(listed["results"].as_array().unwrap().len(), 1);
-    let listed = app.get("/v1/memories?user_id=u&include_superseded=true&include_expired=true").await.body;
+    let listed = app
+        .get("/v1/memories?user_id=u&include_superseded=true&include_expired=true")
+        .await
+        .body;
     assert_eq!(listed["results"].as_array().unwrap().len(), 3);
     // A superseded memory is still readable by id and says what replaced it.
     let m = app.get(&format!("/v1/memories/{old}")).await.body;
@@ -198,13 +286,30 @@ async fn ttl_sets_an_expiry_and_a_restated_expired_fact_is_revived(pool: PgPool)
     let left = expires - chrono::Utc::now();
     assert!(left > chrono::Duration::minutes(59) && left <= chrono::Duration::minutes(60));
 
-    sqlx::query("UPDATE memories SET expires_at = now() - interval '1 second'").execute(&pool).await.unwrap();
-    assert!(app.search(json!({"query": "dentist", "user_id": "u", "threshold": -1.0})).await.is_empty());
-    let again = app.post("/v1/memories", json!({"user_id": "u", "text": "I am at the dentist today.", "infer": false})).await;
+    sqlx::query("UPDATE memories SET expires_at = now() - interval '1 second'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(app
+        .search(json!({"query": "dentist", "user_id": "u", "threshold": -1.0}))
+        .await
+        .is_empty());
+    let again = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": "I am at the dentist today.", "infer": false}),
+        )
+        .await;
     assert_eq!(again.body["results"][0]["event"], "NOOP");
     assert_eq!(again.body["results"][0]["id"], id.as_str());
-    let hits = app.search(json!({"query": "dentist", "user_id": "u"})).await;
-    assert_eq!(hits.len(), 1, "restating an expired fact makes it live again");
+    let hits = app
+        .search(json!({"query": "dentist", "user_id": "u"}))
+        .await;
+    assert_eq!(
+        hits.len(),
+        1,
+        "restating an expired fact makes it live again"
+    );
     assert!(hits[0]["expires_at"].is_null());
 }
 
@@ -218,9 +323,18 @@ async fn search_filters_by_metadata_kind_and_time(pool: PgPool) {
         body
     };
     for (text, extra) in [
-        ("I booked a flight to Tokyo.", json!({"at": "2023-05-01T10:00:00Z", "metadata": {"topic": "travel"}, "kind": "episodic"})),
-        ("I booked a hotel in Kyoto.", json!({"at": "2023-06-01T10:00:00Z", "metadata": {"topic": "travel"}, "kind": "semantic"})),
-        ("I booked a table for dinner.", json!({"at": "2023-06-02T10:00:00Z", "metadata": {"topic": "food"}, "kind": "episodic"})),
+        (
+            "I booked a flight to Tokyo.",
+            json!({"at": "2023-05-01T10:00:00Z", "metadata": {"topic": "travel"}, "kind": "episodic"}),
+        ),
+        (
+            "I booked a hotel in Kyoto.",
+            json!({"at": "2023-06-01T10:00:00Z", "metadata": {"topic": "travel"}, "kind": "semantic"}),
+        ),
+        (
+            "I booked a table for dinner.",
+            json!({"at": "2023-06-02T10:00:00Z", "metadata": {"topic": "food"}, "kind": "episodic"}),
+        ),
     ] {
         let r = app.post("/v1/memories", add(text, extra)).await;
         assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
@@ -231,21 +345,47 @@ async fn search_filters_by_metadata_kind_and_time(pool: PgPool) {
         b["filters"] = filters;
         b
     };
-    let mut got = contents(&app.search(with(json!({"metadata": {"topic": "travel"}}))).await);
+    let mut got = contents(
+        &app.search(with(json!({"metadata": {"topic": "travel"}})))
+            .await,
+    );
     got.sort();
-    assert_eq!(got, ["I booked a flight to Tokyo.", "I booked a hotel in Kyoto."]);
-    assert_eq!(contents(&app.search(with(json!({"kind": "semantic"}))).await), ["I booked a hotel in Kyoto."]);
-    let got = contents(&app.search(with(json!({"kind": ["episodic"], "metadata": {"topic": "travel"}}))).await);
+    assert_eq!(
+        got,
+        ["I booked a flight to Tokyo.", "I booked a hotel in Kyoto."]
+    );
+    assert_eq!(
+        contents(&app.search(with(json!({"kind": "semantic"}))).await),
+        ["I booked a hotel in Kyoto."]
+    );
+    let got = contents(
+        &app.search(with(
+            json!({"kind": ["episodic"], "metadata": {"topic": "travel"}}),
+        ))
+        .await,
+    );
     assert_eq!(got, ["I booked a flight to Tokyo."]);
-    let got = contents(&app.search(with(json!({"created_at": {"gte": "2023-06-01T00:00:00Z", "lte": "2023-06-01T23:59:59Z"}}))).await);
+    let got = contents(
+        &app.search(with(
+            json!({"created_at": {"gte": "2023-06-01T00:00:00Z", "lte": "2023-06-01T23:59:59Z"}}),
+        ))
+        .await,
+    );
     assert_eq!(got, ["I booked a hotel in Kyoto."]);
 }
 
 #[sqlx::test(migrations = false)]
 async fn weights_and_importance_shape_the_ranking(pool: PgPool) {
     let app = spawn_app(pool).await;
-    for (text, importance) in [("I enjoy hiking in the Alps.", 0.1), ("I enjoy hiking in the Andes.", 1.0)] {
-        app.post("/v1/memories", json!({"user_id": "u", "text": text, "importance": importance, "infer": false})).await;
+    for (text, importance) in [
+        ("I enjoy hiking in the Alps.", 0.1),
+        ("I enjoy hiking in the Andes.", 1.0),
+    ] {
+        app.post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": text, "importance": importance, "infer": false}),
+        )
+        .await;
     }
     let hits = app
         .search(json!({"query": "hiking", "user_id": "u", "weights": {"relevance": 0.0, "recency": 0.0, "importance": 1.0}}))
@@ -253,14 +393,18 @@ async fn weights_and_importance_shape_the_ranking(pool: PgPool) {
     assert_eq!(contents(&hits)[0], "I enjoy hiking in the Andes.");
     assert!((hits[0]["score"].as_f64().unwrap() - 1.0).abs() < 1e-6);
     // A high threshold drops everything that is not close.
-    assert!(app.search(json!({"query": "quantum chromodynamics", "user_id": "u", "threshold": 0.9})).await.is_empty());
+    assert!(app
+        .search(json!({"query": "quantum chromodynamics", "user_id": "u", "threshold": 0.9}))
+        .await
+        .is_empty());
 }
 
 #[sqlx::test(migrations = false)]
 async fn listing_pages_with_a_cursor(pool: PgPool) {
     let app = spawn_app(pool).await;
     for i in 0..5 {
-        app.add_text("u", &format!("Fact number {i} about the user.")).await;
+        app.add_text("u", &format!("Fact number {i} about the user."))
+            .await;
     }
     app.add_text("other", "Not in this listing.").await;
     let mut seen = Vec::new();
@@ -281,7 +425,10 @@ async fn listing_pages_with_a_cursor(pool: PgPool) {
         assert!(pages < 10);
     }
     assert_eq!(pages, 3);
-    let want: Vec<String> = (0..5).rev().map(|i| format!("Fact number {i} about the user.")).collect();
+    let want: Vec<String> = (0..5)
+        .rev()
+        .map(|i| format!("Fact number {i} about the user."))
+        .collect();
     assert_eq!(seen, want, "newest first, each exactly once");
 }
 
@@ -289,24 +436,48 @@ async fn listing_pages_with_a_cursor(pool: PgPool) {
 async fn deleting_a_scope_removes_all_of_it_and_nothing_else(pool: PgPool) {
     let app = spawn_app(pool).await;
     // More rows than any page size, so a paged delete would show.
-    let texts: Vec<serde_json::Value> = (0..150).map(|i| json!({"role": "user", "content": format!("Memory {i}")})).collect();
+    let texts: Vec<serde_json::Value> = (0..150)
+        .map(|i| json!({"role": "user", "content": format!("Memory {i}")}))
+        .collect();
     for chunk in texts.chunks(75) {
-        let r = app.post("/v1/memories", json!({"user_id": "a", "infer": false, "messages": chunk})).await;
+        let r = app
+            .post(
+                "/v1/memories",
+                json!({"user_id": "a", "infer": false, "messages": chunk}),
+            )
+            .await;
         assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
     }
     app.add_text("b", "Memory of another user.").await;
-    app.delete("/v1/memories").await.assert_problem(422, Some("user_id"));
-    app.delete("/v1/memories?session_id=s").await.assert_problem(422, Some("user_id"));
+    app.delete("/v1/memories")
+        .await
+        .assert_problem(422, Some("user_id"));
+    app.delete("/v1/memories?session_id=s")
+        .await
+        .assert_problem(422, Some("user_id"));
     let r = app.delete("/v1/memories?user_id=a").await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body["deleted"], 150);
-    assert!(app.get("/v1/memories?user_id=a").await.body["results"].as_array().unwrap().is_empty());
-    assert!(app.search(json!({"query": "Memory", "user_id": "a", "threshold": -1.0})).await.is_empty());
-    assert_eq!(app.get("/v1/memories?user_id=b").await.body["results"].as_array().unwrap().len(), 1);
-    let deletes: i64 = sqlx::query_scalar("SELECT count(*) FROM memory_history WHERE event = 'DELETE'")
-        .fetch_one(&app.pool)
+    assert!(app.get("/v1/memories?user_id=a").await.body["results"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert!(app
+        .search(json!({"query": "Memory", "user_id": "a", "threshold": -1.0}))
         .await
-        .unwrap();
+        .is_empty());
+    assert_eq!(
+        app.get("/v1/memories?user_id=b").await.body["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let deletes: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memory_history WHERE event = 'DELETE'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
     assert_eq!(deletes, 150);
 }
 
@@ -322,13 +493,20 @@ async fn patch_edits_fields_and_keeps_history(pool: PgPool) {
     assert_eq!(r.body["metadata"], json!({"confirmed": true}));
     assert_eq!(r.body["pinned"], true);
     assert_eq!(r.body["expires_at"], "2099-01-01T00:00:00Z");
-    let r = app.patch(&format!("/v1/memories/{id}"), json!({"expires_at": null})).await;
+    let r = app
+        .patch(&format!("/v1/memories/{id}"), json!({"expires_at": null}))
+        .await;
     assert!(r.body["expires_at"].is_null(), "null clears the expiry");
     assert_eq!(r.body["pinned"], true, "absent fields are left alone");
 
     // Editing into the text of another live memory in the scope is a conflict.
     app.add_text("u", "I drink tea with milk.").await;
-    app.patch(&format!("/v1/memories/{id}"), json!({"memory": "I drink tea with milk."})).await.assert_problem(409, None);
+    app.patch(
+        &format!("/v1/memories/{id}"),
+        json!({"memory": "I drink tea with milk."}),
+    )
+    .await
+    .assert_problem(409, None);
 
     let history = app.get(&format!("/v1/memories/{id}/history")).await.body;
     let entries = history["results"].as_array().unwrap();
@@ -338,18 +516,26 @@ async fn patch_edits_fields_and_keeps_history(pool: PgPool) {
 
     app.delete(&format!("/v1/memories/{id}")).await;
     let history = app.get(&format!("/v1/memories/{id}/history")).await.body;
-    assert_eq!(history["results"].as_array().unwrap().last().unwrap()["event"], "DELETE");
-    app.patch(&format!("/v1/memories/{id}"), json!({"importance": 0.1})).await.assert_problem(404, None);
+    assert_eq!(
+        history["results"].as_array().unwrap().last().unwrap()["event"],
+        "DELETE"
+    );
+    app.patch(&format!("/v1/memories/{id}"), json!({"importance": 0.1}))
+        .await
+        .assert_problem(404, None);
 }
 
 #[sqlx::test(migrations = false)]
 async fn search_records_usage_off_the_request_path(pool: PgPool) {
     let app = spawn_app(pool).await;
     let id = app.add_text("u", "My favourite colour is teal.").await;
-    app.search(json!({"query": "favourite colour", "user_id": "u"})).await;
+    app.search(json!({"query": "favourite colour", "user_id": "u"}))
+        .await;
     let mut count = 0;
     for _ in 0..50 {
-        count = app.get(&format!("/v1/memories/{id}")).await.body["access_count"].as_i64().unwrap();
+        count = app.get(&format!("/v1/memories/{id}")).await.body["access_count"]
+            .as_i64()
+            .unwrap();
         if count == 1 {
             break;
         }

@@ -2,6 +2,8 @@
 //! the router, and every response of a scenario that touches each operation
 //! (successes and errors) matches the documented status, content type and schema.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -32,10 +34,15 @@ fn spec_operations(spec: &Value) -> BTreeSet<(String, String)> {
 #[test]
 fn the_router_and_the_spec_have_the_same_operations() {
     let spec = spec();
-    let router: BTreeSet<(String, String)> =
-        engram_api::route_table().into_iter().map(|(m, p)| (m.to_string(), p.to_owned())).collect();
+    let router: BTreeSet<(String, String)> = engram_api::route_table()
+        .into_iter()
+        .map(|(m, p)| (m.to_string(), p.to_owned()))
+        .collect();
     let documented = spec_operations(&spec);
-    assert_eq!(router, documented, "router (left) and openapi.yaml (right) disagree");
+    assert_eq!(
+        router, documented,
+        "router (left) and openapi.yaml (right) disagree"
+    );
 
     // Every operation id is a handler name, unique.
     let mut ids = BTreeSet::new();
@@ -60,23 +67,41 @@ impl Conformance {
         assert!(op.is_object(), "{method} {template} is not documented");
         let status = reply.status.as_u16().to_string();
         let mut response = &op["responses"][&status];
-        assert!(response.is_object(), "{method} {template} answered {status}, which is not documented: {}", reply.body);
+        assert!(
+            response.is_object(),
+            "{method} {template} answered {status}, which is not documented: {}",
+            reply.body
+        );
         if let Some(r) = response.get("$ref").and_then(Value::as_str) {
             response = self.resolve(r);
         }
         match response.get("content").and_then(Value::as_object) {
-            None => assert!(reply.body.is_null(), "{method} {template} {status}: documented without a body"),
+            None => assert!(
+                reply.body.is_null(),
+                "{method} {template} {status}: documented without a body"
+            ),
             Some(content) => {
                 let (media, body) = content.iter().next().expect("one media type");
                 assert_eq!(&reply.content_type, media, "{method} {template} {status}");
                 let mut schema = body["schema"].clone();
                 schema["components"] = self.spec["components"].clone();
                 let validator = jsonschema::draft202012::new(&schema).expect("schema compiles");
-                let errors: Vec<String> = validator.iter_errors(&reply.body).map(|e| format!("{e} at {}", e.instance_path())).collect();
-                assert!(errors.is_empty(), "{method} {template} {status}: {errors:?}\nbody: {}", reply.body);
+                let errors: Vec<String> = validator
+                    .iter_errors(&reply.body)
+                    .map(|e| format!("{e} at {}", e.instance_path()))
+                    .collect();
+                assert!(
+                    errors.is_empty(),
+                    "{method} {template} {status}: {errors:?}\nbody: {}",
+                    reply.body
+                );
             }
         }
-        self.checked.insert((method.to_owned(), template.to_owned(), reply.status.as_u16()));
+        self.checked.insert((
+            method.to_owned(),
+            template.to_owned(),
+            reply.status.as_u16(),
+        ));
     }
 
     fn resolve(&self, reference: &str) -> &Value {
@@ -88,7 +113,14 @@ impl Conformance {
     }
 }
 
-async fn call(app: &TestApp, c: &mut Conformance, method: Method, path: &str, template: &str, body: Option<Value>) -> Reply {
+async fn call(
+    app: &TestApp,
+    c: &mut Conformance,
+    method: Method,
+    path: &str,
+    template: &str,
+    body: Option<Value>,
+) -> Reply {
     let reply = app.send(method.clone(), path, body).await;
     c.check(method.as_str(), template, &reply);
     reply
@@ -97,57 +129,184 @@ async fn call(app: &TestApp, c: &mut Conformance, method: Method, path: &str, te
 #[sqlx::test(migrations = false)]
 async fn every_response_matches_the_spec(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let mut c = Conformance { spec: spec(), checked: BTreeSet::new() };
-    let (m, ms, s, h) = ("/v1/memories", "/v1/memories/{id}", "/v1/memories/search", "/v1/memories/{id}/history");
+    let mut c = Conformance {
+        spec: spec(),
+        checked: BTreeSet::new(),
+    };
+    let (m, ms, s, h) = (
+        "/v1/memories",
+        "/v1/memories/{id}",
+        "/v1/memories/search",
+        "/v1/memories/{id}/history",
+    );
 
     call(&app, &mut c, Method::GET, "/healthz", "/healthz", None).await;
     call(&app, &mut c, Method::GET, "/readyz", "/readyz", None).await;
-    let served = app.client.get(app.url("/openapi.yaml")).send().await.unwrap();
+    let served = app
+        .client
+        .get(app.url("/openapi.yaml"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(served.status(), 200);
     assert_eq!(served.headers()[header::CONTENT_TYPE], "application/yaml");
-    assert!(c.spec["paths"]["/openapi.yaml"]["get"]["responses"]["200"]["content"]["application/yaml"].is_object());
+    assert!(
+        c.spec["paths"]["/openapi.yaml"]["get"]["responses"]["200"]["content"]["application/yaml"]
+            .is_object()
+    );
     assert_eq!(served.text().await.unwrap(), engram_api::OPENAPI_YAML);
-    c.checked.insert(("GET".into(), "/openapi.yaml".into(), 200));
+    c.checked
+        .insert(("GET".into(), "/openapi.yaml".into(), 200));
 
     let add = json!({"user_id": "u", "session_id": "s", "infer": false, "metadata": {"k": 1},
                      "messages": [{"role": "user", "content": "I keep bees."}, {"role": "user", "content": "I keep bees."}]});
     let r = call(&app, &mut c, Method::POST, m, m, Some(add)).await;
     let id = r.body["results"][0]["id"].as_str().unwrap().to_owned();
-    call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "text": "x"}))).await; // 501
-    call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "nope": 1}))).await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        m,
+        m,
+        Some(json!({"user_id": "u", "text": "x"})),
+    )
+    .await; // 501
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        m,
+        m,
+        Some(json!({"user_id": "u", "nope": 1})),
+    )
+    .await; // 422
     let raw = app
-        .raw(app.client.post(app.url(m)).bearer_auth(KEY).header(header::CONTENT_TYPE, "application/json").body("{"))
+        .raw(
+            app.client
+                .post(app.url(m))
+                .bearer_auth(KEY)
+                .header(header::CONTENT_TYPE, "application/json")
+                .body("{"),
+        )
         .await;
     c.check("POST", m, &raw); // 400
-    let raw = app.raw(app.client.post(app.url(m)).bearer_auth(KEY).body("{}")).await;
+    let raw = app
+        .raw(app.client.post(app.url(m)).bearer_auth(KEY).body("{}"))
+        .await;
     c.check("POST", m, &raw); // 415
     let big = json!({"user_id": "u", "infer": false, "text": "x".repeat(2 << 20)});
-    let raw = app.raw(app.client.post(app.url(m)).bearer_auth(KEY).json(&big)).await;
+    let raw = app
+        .raw(app.client.post(app.url(m)).bearer_auth(KEY).json(&big))
+        .await;
     c.check("POST", m, &raw); // 413
     let raw = app.raw(app.client.post(app.url(m)).json(&json!({}))).await;
     c.check("POST", m, &raw); // 401
 
-    call(&app, &mut c, Method::POST, s, s, Some(json!({"query": "hobbies", "user_id": "u", "threshold": -1}))).await;
-    call(&app, &mut c, Method::POST, s, s, Some(json!({"query": "hobbies", "user_id": "u", "top_k": 0}))).await;
-    call(&app, &mut c, Method::GET, "/v1/memories?user_id=u&limit=1", m, None).await;
-    call(&app, &mut c, Method::GET, "/v1/memories?user_id=u&limit=x", m, None).await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        s,
+        s,
+        Some(json!({"query": "hobbies", "user_id": "u", "threshold": -1})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        s,
+        s,
+        Some(json!({"query": "hobbies", "user_id": "u", "top_k": 0})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/memories?user_id=u&limit=1",
+        m,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/memories?user_id=u&limit=x",
+        m,
+        None,
+    )
+    .await;
 
     let one = format!("/v1/memories/{id}");
     call(&app, &mut c, Method::GET, &one, ms, None).await;
     call(&app, &mut c, Method::GET, "/v1/memories/zzz", ms, None).await; // 400
-    call(&app, &mut c, Method::PATCH, &one, ms, Some(json!({"memory": "I keep two hives of bees.", "expires_at": null}))).await;
-    call(&app, &mut c, Method::PATCH, &one, ms, Some(json!({"importance": 7}))).await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::PATCH,
+        &one,
+        ms,
+        Some(json!({"memory": "I keep two hives of bees.", "expires_at": null})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::PATCH,
+        &one,
+        ms,
+        Some(json!({"importance": 7})),
+    )
+    .await; // 422
     let other = app.add_text("u", "I keep chickens.").await;
-    call(&app, &mut c, Method::PATCH, &format!("/v1/memories/{other}"), ms, Some(json!({"memory": "I keep two hives of bees."}))).await; // 409
-    call(&app, &mut c, Method::GET, &format!("{one}/history"), h, None).await;
+    call(
+        &app,
+        &mut c,
+        Method::PATCH,
+        &format!("/v1/memories/{other}"),
+        ms,
+        Some(json!({"memory": "I keep two hives of bees."})),
+    )
+    .await; // 409
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        &format!("{one}/history"),
+        h,
+        None,
+    )
+    .await;
     call(&app, &mut c, Method::DELETE, &one, ms, None).await; // 204
     call(&app, &mut c, Method::DELETE, &one, ms, None).await; // 404
-    call(&app, &mut c, Method::GET, "/v1/memories/00000000-0000-0000-0000-000000000009/history", h, None).await; // 404
-    call(&app, &mut c, Method::DELETE, "/v1/memories?user_id=u", m, None).await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/memories/00000000-0000-0000-0000-000000000009/history",
+        h,
+        None,
+    )
+    .await; // 404
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/memories?user_id=u",
+        m,
+        None,
+    )
+    .await;
     call(&app, &mut c, Method::DELETE, m, m, None).await; // 422
 
     // Every documented operation was exercised at least once.
-    let touched: BTreeSet<(String, String)> = c.checked.iter().map(|(m, p, _)| (m.clone(), p.clone())).collect();
+    let touched: BTreeSet<(String, String)> = c
+        .checked
+        .iter()
+        .map(|(m, p, _)| (m.clone(), p.clone()))
+        .collect();
     assert_eq!(touched, spec_operations(&c.spec));
 }
 
@@ -163,7 +322,13 @@ async fn undocumented_methods_are_405(pool: PgPool) {
             if documented.contains(&(method.clone(), path.clone())) {
                 continue;
             }
-            let reply = app.send(Method::from_bytes(method.as_bytes()).unwrap(), &concrete, None).await;
+            let reply = app
+                .send(
+                    Method::from_bytes(method.as_bytes()).unwrap(),
+                    &concrete,
+                    None,
+                )
+                .await;
             reply.assert_problem(405, None);
         }
     }
@@ -192,7 +357,10 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
     let mut missing = memory.clone();
     missing.as_object_mut().unwrap().remove("expires_at");
     assert!(!validator("Memory").is_valid(&missing));
-    assert!(!validator("SearchHit").is_valid(&memory), "a hit needs its scores");
+    assert!(
+        !validator("SearchHit").is_valid(&memory),
+        "a hit needs its scores"
+    );
     let mut hit = memory.clone();
     hit["score"] = json!(0.5);
     hit["scores"] = json!({"relevance": 0.5, "recency": 1.0, "importance": 0.5});

@@ -1,5 +1,7 @@
 //! The `engram` binary and the checks it makes before serving.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::process::{Command, Stdio};
@@ -18,7 +20,11 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 /// The URL of the test's own database (made by `#[sqlx::test]`).
 fn database_url(pool: &PgPool) -> String {
     let base = std::env::var("DATABASE_URL").expect("DATABASE_URL is set by `make test`");
-    let db = pool.connect_options().get_database().expect("a database name").to_owned();
+    let db = pool
+        .connect_options()
+        .get_database()
+        .expect("a database name")
+        .to_owned();
     let (server, _) = base.rsplit_once('/').expect("URL has a path");
     format!("{server}/{db}")
 }
@@ -33,7 +39,11 @@ fn engram(pool: &PgPool) -> Command {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[sqlx::test(migrations = false)]
@@ -56,8 +66,14 @@ async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
                 break;
             }
         }
-        assert!(child.try_wait().unwrap().is_none(), "engram exited before it was ready");
-        assert!(Instant::now() < deadline, "engram was not ready within 60 s");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "engram exited before it was ready"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "engram was not ready within 60 s"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let r = client
@@ -80,14 +96,21 @@ async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
         .unwrap();
     assert_eq!(r["results"][0]["memory"], "I play the cello.");
 
-    let status = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
     assert!(status.success());
     let deadline = Instant::now() + Duration::from_secs(10);
     let exit = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(Instant::now() < deadline, "engram did not stop within 10 s of SIGTERM");
+        assert!(
+            Instant::now() < deadline,
+            "engram did not stop within 10 s of SIGTERM"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(exit.success(), "graceful shutdown exits 0, got {exit:?}");
@@ -113,17 +136,32 @@ async fn an_embedder_of_another_dimension_stops_the_server(pool: PgPool) {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("768-dimensional") && stderr.contains("vector(384)"), "{stderr}");
+    assert!(
+        stderr.contains("768-dimensional") && stderr.contains("vector(384)"),
+        "{stderr}"
+    );
 }
 
 #[sqlx::test(migrations = false)]
 async fn migrate_applies_the_schema(pool: PgPool) {
     let out = engram(&pool).arg("migrate").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations WHERE success").fetch_one(&pool).await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations WHERE success")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     assert_eq!(applied as usize, engram_store::MIGRATOR.iter().count());
     // Idempotent.
-    assert!(engram(&pool).arg("migrate").output().unwrap().status.success());
+    assert!(engram(&pool)
+        .arg("migrate")
+        .output()
+        .unwrap()
+        .status
+        .success());
 }
 
 #[sqlx::test(migrations = false)]
@@ -135,7 +173,9 @@ async fn vectors_of_one_model_are_never_mixed_with_another(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;
     app.add_text("u", "I like tea.").await;
     match store.check_embedder("some-other-model", 384).await {
-        Err(StoreError::EmbedderMismatch(m)) => assert!(m.contains("sentence-transformers/all-MiniLM-L6-v2"), "{m}"),
+        Err(StoreError::EmbedderMismatch(m)) => {
+            assert!(m.contains("sentence-transformers/all-MiniLM-L6-v2"), "{m}")
+        }
         other => panic!("expected a mismatch, got {other:?}"),
     }
     store.check_embedder(embedder().id(), 384).await.unwrap();
@@ -146,7 +186,10 @@ async fn readiness_reports_the_database_and_the_embedder(pool: PgPool) {
     let app = spawn_app(pool).await;
     let r = app.get("/readyz").await;
     assert_eq!(r.status, 200);
-    assert_eq!(r.body["checks"], json!({"database": "ok", "embedder": "ok"}));
+    assert_eq!(
+        r.body["checks"],
+        json!({"database": "ok", "embedder": "ok"})
+    );
     assert_eq!(r.body["embedder"]["dimensions"], 384);
     assert_eq!(app.get("/healthz").await.body, json!({"status": "ok"}));
 
@@ -155,8 +198,14 @@ async fn readiness_reports_the_database_and_the_embedder(pool: PgPool) {
     assert_eq!(r.status, 503);
     assert_eq!(r.body["status"], "not ready");
     // With the database gone, the API answers 503 problems, not 500s.
-    app.get("/v1/memories?user_id=u").await.assert_problem(503, None);
-    assert_eq!(app.get("/healthz").await.status, 200, "liveness does not depend on the database");
+    app.get("/v1/memories?user_id=u")
+        .await
+        .assert_problem(503, None);
+    assert_eq!(
+        app.get("/healthz").await.status,
+        200,
+        "liveness does not depend on the database"
+    );
 }
 
 /// Deterministic 384-d vectors: a one-hot at a position derived from the text.
@@ -183,7 +232,12 @@ impl Respond for OneHot {
 #[sqlx::test(migrations = false)]
 async fn a_remote_embedder_gets_one_batch_per_add_and_its_outage_is_a_503(pool: PgPool) {
     let server = MockServer::start().await;
-    Mock::given(method("POST")).and(path("/v1/embeddings")).respond_with(OneHot).expect(1).mount(&server).await;
+    Mock::given(method("POST"))
+        .and(path("/v1/embeddings"))
+        .respond_with(OneHot)
+        .expect(1)
+        .mount(&server)
+        .await;
     let remote = Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
         base_url: format!("{}/v1", server.uri()),
         api_key: None,
@@ -191,12 +245,21 @@ async fn a_remote_embedder_gets_one_batch_per_add_and_its_outage_is_a_503(pool: 
         dimensions: 384,
         request_dimensions: false,
     }));
-    let (state, _usage) = engram_server::prepare(Store::new(pool.clone()), remote, ApiConfig::default(), KEY).await.unwrap();
+    let (state, _usage) =
+        engram_server::prepare(Store::new(pool.clone()), remote, ApiConfig::default(), KEY)
+            .await
+            .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(engram_server::serve(listener, state, std::future::pending()));
+    tokio::spawn(engram_server::serve(
+        listener,
+        state,
+        std::future::pending(),
+    ));
     let client = reqwest::Client::new();
-    let messages: Vec<Value> = (0..3).map(|i| json!({"role": "user", "content": format!("fact {i}")})).collect();
+    let messages: Vec<Value> = (0..3)
+        .map(|i| json!({"role": "user", "content": format!("fact {i}")}))
+        .collect();
     let r = client
         .post(format!("http://{addr}/v1/memories"))
         .bearer_auth(KEY)
@@ -209,7 +272,10 @@ async fn a_remote_embedder_gets_one_batch_per_add_and_its_outage_is_a_503(pool: 
 
     // The embedding service fails: after async-openai's short retries, a 503.
     server.reset().await;
-    Mock::given(method("POST")).respond_with(ResponseTemplate::new(500)).mount(&server).await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&server)
+        .await;
     let r = client
         .post(format!("http://{addr}/v1/memories/search"))
         .bearer_auth(KEY)
@@ -223,9 +289,25 @@ async fn a_remote_embedder_gets_one_batch_per_add_and_its_outage_is_a_503(pool: 
 
 #[sqlx::test(migrations = false)]
 async fn configured_limits_apply(pool: PgPool) {
-    let config = ApiConfig { limits: engram_core::Limits { max_content_chars: 10, ..Default::default() }, ..ApiConfig::default() };
+    let config = ApiConfig {
+        limits: engram_core::Limits {
+            max_content_chars: 10,
+            ..Default::default()
+        },
+        ..ApiConfig::default()
+    };
     let app = spawn_app_with(pool, config).await;
-    app.post("/v1/memories", json!({"user_id": "u", "infer": false, "text": "eleven char"})).await.assert_problem(422, Some("text"));
-    let r = app.post("/v1/memories", json!({"user_id": "u", "infer": false, "text": "ten chars!"})).await;
+    app.post(
+        "/v1/memories",
+        json!({"user_id": "u", "infer": false, "text": "eleven char"}),
+    )
+    .await
+    .assert_problem(422, Some("text"));
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "infer": false, "text": "ten chars!"}),
+        )
+        .await;
     assert_eq!(r.status, 201);
 }

@@ -20,6 +20,24 @@ fn candidate_pool(top_k: usize) -> usize {
     (top_k * 4).clamp(50, 400)
 }
 
+/// One vector per text, or an error: never a silently shorter list.
+async fn embed_all(state: &AppState, texts: &[String]) -> Result<Vec<Vec<f32>>, ApiError> {
+    let vectors = state.embedder.embed(texts).await?;
+    if vectors.len() != texts.len() {
+        return Err(ApiError::Internal(format!(
+            "the embedder returned {} vectors for {} texts",
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    Ok(vectors)
+}
+
+async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
+    let mut vectors = embed_all(state, &[text.to_owned()]).await?;
+    Ok(vectors.remove(0))
+}
+
 pub async fn add_memories(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -125,7 +143,7 @@ pub async fn add_memories(
         },
     };
     let texts: Vec<String> = inputs.iter().map(|(c, _)| c.clone()).collect();
-    let vectors = state.embedder.embed(&texts).await?;
+    let vectors = embed_all(&state, &texts).await?;
     let items: Vec<(NewMemory, Vec<f32>)> = inputs
         .into_iter()
         .zip(vectors)
@@ -206,12 +224,7 @@ pub async fn search_memories(
     };
     req.filters.unwrap_or_default().apply(&mut filter, limits)?;
 
-    let vector = state
-        .embedder
-        .embed(std::slice::from_ref(&query))
-        .await?
-        .pop()
-        .unwrap_or_default();
+    let vector = embed_one(&state, &query).await?;
     let candidates = state
         .store
         .search_candidates(
@@ -322,7 +335,7 @@ pub async fn update_memory(
     }
     // Embed before the transaction so no lock is held during inference.
     let embedding = match &patch.content {
-        Some(c) => state.embedder.embed(std::slice::from_ref(c)).await?.pop(),
+        Some(c) => Some(embed_one(&state, c).await?),
         None => None,
     };
     let memory = state

@@ -1,6 +1,6 @@
 //! Test harness: a real server on a loopback port over a fresh database
 //! (one per test, made by `#[sqlx::test]`), with the real local embedder.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -41,10 +41,20 @@ pub async fn spawn_app_with(pool: PgPool, config: ApiConfig) -> TestApp {
     let (state, _usage) = engram_server::prepare(Store::new(pool.clone()), embedder(), config, KEY)
         .await
         .expect("state prepares");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
     let addr = listener.local_addr().expect("has an address");
-    tokio::spawn(engram_server::serve(listener, state, std::future::pending()));
-    TestApp { addr, pool, client: reqwest::Client::new() }
+    tokio::spawn(engram_server::serve(
+        listener,
+        state,
+        std::future::pending(),
+    ));
+    TestApp {
+        addr,
+        pool,
+        client: reqwest::Client::new(),
+    }
 }
 
 /// A response: status, content type and parsed body (Null when empty or not JSON).
@@ -58,9 +68,16 @@ impl Reply {
     /// Asserts an RFC 9457 problem with this status and, if given, this field.
     pub fn assert_problem(&self, status: u16, field: Option<&str>) {
         assert_eq!(self.status.as_u16(), status, "body: {}", self.body);
-        assert_eq!(self.content_type, "application/problem+json", "body: {}", self.body);
+        assert_eq!(
+            self.content_type, "application/problem+json",
+            "body: {}",
+            self.body
+        );
         assert_eq!(self.body["status"], status);
-        assert!(self.body["type"].as_str().unwrap_or("").starts_with("urn:engram:problem:"));
+        assert!(self.body["type"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("urn:engram:problem:"));
         assert!(self.body["title"].is_string() && self.body["detail"].is_string());
         if let Some(field) = field {
             assert_eq!(self.body["field"], field, "body: {}", self.body);
@@ -103,7 +120,12 @@ impl TestApp {
 
     /// Adds one verbatim text for a user and returns its id.
     pub async fn add_text(&self, user: &str, text: &str) -> String {
-        let r = self.post("/v1/memories", serde_json::json!({"text": text, "user_id": user, "infer": false})).await;
+        let r = self
+            .post(
+                "/v1/memories",
+                serde_json::json!({"text": text, "user_id": user, "infer": false}),
+            )
+            .await;
         assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
         r.body["results"][0]["id"].as_str().expect("id").to_owned()
     }
@@ -115,7 +137,10 @@ impl TestApp {
     }
 
     pub async fn count_rows(&self, table: &str) -> i64 {
-        sqlx::query_scalar(&format!("SELECT count(*) FROM {table}")).fetch_one(&self.pool).await.expect("counts")
+        sqlx::query_scalar(&format!("SELECT count(*) FROM {table}"))
+            .fetch_one(&self.pool)
+            .await
+            .expect("counts")
     }
 }
 
@@ -129,9 +154,26 @@ async fn into_reply(resp: reqwest::Response) -> Reply {
         .to_owned();
     let bytes = resp.bytes().await.expect("body reads");
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    Reply { status, content_type, body }
+    Reply {
+        status,
+        content_type,
+        body,
+    }
 }
 
 pub fn contents(results: &[Value]) -> Vec<String> {
-    results.iter().map(|r| r["memory"].as_str().unwrap_or("").to_owned()).collect()
+    results
+        .iter()
+        .map(|r| r["memory"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// The `event` of every item in `results`.
+pub fn events(body: &Value) -> Vec<String> {
+    body["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|e| e["event"].as_str().unwrap_or("").to_owned())
+        .collect()
 }
