@@ -1,13 +1,18 @@
 //! Engram's domain: memory types and validated values, scoring, and the traits
 //! the outer layers implement (`Embedder`). No I/O, no HTTP, no SQL here.
 
+pub mod clock;
 pub mod cursor;
 pub mod embed;
+pub mod extract;
 pub mod memory;
+pub mod policy;
 pub mod query;
 pub mod scoring;
+pub mod timephrase;
 pub mod validate;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};
 pub use memory::*;

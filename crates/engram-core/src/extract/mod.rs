@@ -1,0 +1,94 @@
+//! Fact extraction: turning what a user said into candidate facts. Every
+//! extractor (LLM or rules) produces the same [`Candidate`] structure.
+
+mod rules;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub use rules::RulesExtractor;
+
+use crate::MemoryKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+/// A message to extract from, with the time it was said resolved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InputMessage {
+    pub role: Role,
+    pub content: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One fact an extractor believes the messages state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// A short third-person statement, e.g. "User lives in Austin."
+    pub statement: String,
+    pub kind: MemoryKind,
+    /// Who the fact is about: "user", or e.g. "user.sister".
+    pub subject: String,
+    /// A normalised key such as `location.city`, `employer`, `diet`, `pet.dog.name`.
+    pub attribute: String,
+    pub value: String,
+    pub importance: f32,
+    pub confidence: f32,
+    /// A sensitive category the fact touches (health, religion, ...), if any.
+    pub sensitivity: Option<String>,
+    /// When the fact stops being true, if the wording bounds it.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// True when the user said it; false when it was inferred.
+    pub stated: bool,
+    /// Index of the message it came from.
+    pub message_index: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    #[error("the model's output could not be used: {0}")]
+    Output(String),
+    #[error("the model service failed: {0}")]
+    Service(String),
+}
+
+#[async_trait]
+pub trait Extractor: Send + Sync {
+    /// e.g. "rules" or "llm".
+    fn id(&self) -> &str;
+    /// The model behind it, if any.
+    fn model(&self) -> Option<&str> {
+        None
+    }
+    /// Version of the prompt files used, recorded on every memory created.
+    fn prompt_version(&self) -> Option<&str> {
+        None
+    }
+    async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError>;
+}
+
+/// Lower-case, underscore-separated key fragment for a free-text value.
+pub fn slug(value: &str) -> String {
+    let mut out = String::new();
+    for c in value.trim().to_lowercase().chars() {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_');
+    out.chars().take(40).collect()
+}
+
+/// Values compared for equality: case, spacing and punctuation ignored.
+pub fn same_value(a: &str, b: &str) -> bool {
+    slug(a) == slug(b)
+}
