@@ -10,7 +10,7 @@ use engram_core::{
 use serde::{Deserialize, Deserializer, Serialize};
 use uuid::Uuid;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     User,
@@ -53,6 +53,57 @@ pub struct AddMemoriesRequest {
     pub pinned: Option<bool>,
     pub source: Option<SourceIn>,
     pub infer: Option<bool>,
+    /// infer: true — also keep the user messages verbatim as episodic memories.
+    pub store_raw: Option<bool>,
+    /// infer: true — wait (bounded) for the job and answer with its results.
+    pub wait: Option<bool>,
+    /// infer: true — sensitive categories the user states may be stored.
+    pub allow_sensitive: Option<bool>,
+    /// infer: true — assistant, tool and system messages may create facts too.
+    pub trusted: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AddJobResponse {
+    pub job_id: Uuid,
+    pub status: engram_core::JobStatus,
+    /// Raw memories stored with the job (`store_raw`).
+    pub raw: Vec<AddResult>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct JobOut {
+    pub job_id: Uuid,
+    pub status: engram_core::JobStatus,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub error: Option<String>,
+    pub results: serde_json::Value,
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl From<engram_store::JobRow> for JobOut {
+    fn from(j: engram_store::JobRow) -> Self {
+        Self {
+            job_id: j.id,
+            status: j.status(),
+            attempts: j.attempts,
+            max_attempts: j.max_attempts,
+            error: j.last_error,
+            results: j.results,
+            user_id: j.user_id,
+            agent_id: j.agent_id,
+            session_id: j.session_id,
+            created_at: j.created_at,
+            updated_at: j.updated_at,
+            finished_at: j.finished_at,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -157,6 +208,7 @@ pub struct MemoryOut {
     pub kind: MemoryKind,
     pub subject: Option<String>,
     pub attribute: Option<String>,
+    pub value: Option<String>,
     pub importance: f32,
     pub sensitivity: Option<String>,
     pub source: Source,
@@ -169,6 +221,7 @@ pub struct MemoryOut {
     pub last_used_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
+    pub provenance: engram_core::Provenance,
 }
 
 impl From<Memory> for MemoryOut {
@@ -182,6 +235,7 @@ impl From<Memory> for MemoryOut {
             kind: m.kind,
             subject: m.subject,
             attribute: m.attribute,
+            value: m.value,
             importance: m.importance,
             sensitivity: m.sensitivity,
             source: m.source,
@@ -194,6 +248,7 @@ impl From<Memory> for MemoryOut {
             last_used_at: m.last_used_at,
             expires_at: m.expires_at,
             superseded_by: m.superseded_by,
+            provenance: m.provenance,
         }
     }
 }

@@ -31,8 +31,6 @@ pub enum ApiError {
     #[error("{0}")]
     Validation(FieldError),
     #[error("{0}")]
-    NotImplemented(String),
-    #[error("{0}")]
     Unavailable(String),
     #[error("internal error")]
     Internal(String),
@@ -71,11 +69,6 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             StatusCode::UNPROCESSABLE_ENTITY,
             "validation",
             "Invalid request",
-        ),
-        NotImplemented(_) => (
-            StatusCode::NOT_IMPLEMENTED,
-            "not-implemented",
-            "Not implemented",
         ),
         Unavailable(_) => (
             StatusCode::SERVICE_UNAVAILABLE,

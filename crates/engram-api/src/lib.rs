@@ -21,7 +21,7 @@ pub use error::ApiError;
 pub use routes::health::OPENAPI_YAML;
 pub use state::{ApiConfig, ApiKey, AppState, Caller, UsageRecorder};
 
-use routes::{health, memories};
+use routes::{add, health, jobs, memories};
 
 struct Route {
     method: Method,
@@ -51,7 +51,7 @@ fn routes() -> Vec<Route> {
         route(Method::GET, "/healthz", false, health::healthz),
         route(Method::GET, "/readyz", false, health::readyz),
         route(Method::GET, "/openapi.yaml", false, health::get_openapi),
-        route(Method::POST, "/v1/memories", true, memories::add_memories),
+        route(Method::POST, "/v1/memories", true, add::add_memories),
         route(Method::GET, "/v1/memories", true, memories::list_memories),
         route(
             Method::DELETE,
@@ -84,6 +84,13 @@ fn routes() -> Vec<Route> {
             true,
             memories::get_memory_history,
         ),
+        route(
+            Method::POST,
+            "/v1/memories/{id}/revert",
+            true,
+            memories::revert_memory,
+        ),
+        route(Method::GET, "/v1/jobs/{id}", true, jobs::get_job),
     ]
 }
 

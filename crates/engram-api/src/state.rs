@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use engram_core::{Embedder, Limits, SearchWeights, DEFAULT_TENANT};
+use engram_core::{Clock, Embedder, Limits, SearchWeights, DEFAULT_TENANT};
 use engram_store::Store;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -20,6 +20,10 @@ pub struct ApiConfig {
     pub half_life_days: f64,
     /// The relevance gate: minimum cosine before blending.
     pub min_relevance: f32,
+    /// How long an add with `wait: true` waits for its job before answering 202.
+    pub add_wait_timeout: std::time::Duration,
+    /// Attempts before an extraction job is failed for good.
+    pub job_max_attempts: i32,
 }
 
 impl Default for ApiConfig {
@@ -30,6 +34,8 @@ impl Default for ApiConfig {
             weights: SearchWeights::default(),
             half_life_days: 30.0,
             min_relevance: 0.1,
+            add_wait_timeout: std::time::Duration::from_secs(10),
+            job_max_attempts: 5,
         }
     }
 }
@@ -79,6 +85,7 @@ pub struct AppState {
     pub config: Arc<ApiConfig>,
     pub api_key: ApiKey,
     pub usage: UsageRecorder,
+    pub clock: Arc<dyn Clock>,
 }
 
 /// Records, off the request path, that memories were returned to a caller.

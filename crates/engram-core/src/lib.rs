@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod cursor;
+pub mod decide;
 pub mod embed;
 pub mod extract;
 pub mod memory;

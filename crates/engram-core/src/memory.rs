@@ -91,6 +91,7 @@ pub struct Memory {
     pub kind: MemoryKind,
     pub subject: Option<String>,
     pub attribute: Option<String>,
+    pub value: Option<String>,
     pub content: String,
     pub importance: f32,
     pub sensitivity: Option<String>,
@@ -104,6 +105,16 @@ pub struct Memory {
     pub last_used_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
+    pub provenance: Provenance,
+}
+
+/// How a memory came to be: which job, extractor, model and prompt made it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub job_id: Option<Uuid>,
+    pub extractor: Option<String>,
+    pub model: Option<String>,
+    pub prompt_version: Option<String>,
 }
 
 /// What an add did with one input.
@@ -121,9 +132,22 @@ pub enum HistoryEvent {
     Update,
     Supersede,
     Merge,
+    Noop,
     Delete,
+    Revert,
 }
-str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Delete => "DELETE" });
+str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Noop => "NOOP", Delete => "DELETE", Revert => "REVERT" });
+
+/// Where a background job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+str_enum!(JobStatus { Queued => "queued", Running => "running", Done => "done", Failed => "failed" });
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryEntry {
@@ -137,6 +161,12 @@ pub struct HistoryEntry {
     pub actor: String,
     pub reason: Option<String>,
     pub created_at: DateTime<Utc>,
+    pub job_id: Option<Uuid>,
+    pub source_message: Option<String>,
+    pub extractor: Option<String>,
+    pub model: Option<String>,
+    pub prompt_version: Option<String>,
+    pub confidence: Option<f32>,
 }
 
 /// A partial update of a memory. `None` leaves the field as it is.

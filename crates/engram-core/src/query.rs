@@ -16,6 +16,9 @@ pub struct MemoryFilter {
     pub created_lte: Option<DateTime<Utc>>,
     pub include_superseded: bool,
     pub include_expired: bool,
+    /// "Now" for expiry; `None` uses the database clock. Set from the injected
+    /// clock so tests can move time.
+    pub now: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone)]

@@ -117,6 +117,7 @@ mod tests {
             kind: MemoryKind::Semantic,
             subject: None,
             attribute: None,
+            value: None,
             content: content.into(),
             importance,
             sensitivity: None,
@@ -133,6 +134,7 @@ mod tests {
             last_used_at: None,
             expires_at: None,
             superseded_by: None,
+            provenance: Default::default(),
         }
     }
 

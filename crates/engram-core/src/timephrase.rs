@@ -15,7 +15,9 @@ static FOR_SPAN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn end_of_day(t: DateTime<Utc>) -> DateTime<Utc> {
-    let end = t.date_naive().and_time(NaiveTime::from_hms_opt(23, 59, 59).unwrap_or_default());
+    let end = t
+        .date_naive()
+        .and_time(NaiveTime::from_hms_opt(23, 59, 59).unwrap_or_default());
     Utc.from_utc_datetime(&end)
 }
 
@@ -44,7 +46,8 @@ pub fn expiry_hint(text: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> 
     if let Some(c) = UNTIL_WEEKDAY.captures(text) {
         let target = weekday(&c[1])?;
         let today = said_at.weekday();
-        let days = (target.num_days_from_monday() as i64 - today.num_days_from_monday() as i64).rem_euclid(7);
+        let days = (target.num_days_from_monday() as i64 - today.num_days_from_monday() as i64)
+            .rem_euclid(7);
         return Some(end_of_day(said_at + Duration::days(days)));
     }
     if let Some(c) = FOR_SPAN.captures(text) {
@@ -57,7 +60,12 @@ pub fn expiry_hint(text: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> 
         return Some(end_of_day(said_at + Duration::days(n * unit)));
     }
     let has = |p: &str| lower.contains(p);
-    if has("tonight") || has("today") || has("this evening") || has("this morning") || has("right now") {
+    if has("tonight")
+        || has("today")
+        || has("this evening")
+        || has("this morning")
+        || has("right now")
+    {
         return Some(end_of_day(said_at));
     }
     if has("tomorrow") {
@@ -97,21 +105,51 @@ mod tests {
     fn until_a_weekday_ends_at_the_end_of_that_day() {
         // 2026-11-30 is a Monday.
         let monday = at("2026-11-30T10:00:00Z");
-        assert_eq!(expiry_hint("I'm in Lisbon until Friday", monday), Some(at("2026-12-04T23:59:59Z")));
-        assert_eq!(expiry_hint("in Rome till monday", monday), Some(at("2026-11-30T23:59:59Z")));
-        assert_eq!(expiry_hint("here until Sunday", monday), Some(at("2026-12-06T23:59:59Z")));
+        assert_eq!(
+            expiry_hint("I'm in Lisbon until Friday", monday),
+            Some(at("2026-12-04T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("in Rome till monday", monday),
+            Some(at("2026-11-30T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("here until Sunday", monday),
+            Some(at("2026-12-06T23:59:59Z"))
+        );
     }
 
     #[test]
     fn spans_and_named_periods() {
         let monday = at("2026-11-30T10:00:00Z");
-        assert_eq!(expiry_hint("I'm travelling next week", monday), Some(at("2026-12-10T23:59:59Z")));
-        assert_eq!(expiry_hint("staying for 3 days", monday), Some(at("2026-12-03T23:59:59Z")));
-        assert_eq!(expiry_hint("away for two weeks", monday), Some(at("2026-12-14T23:59:59Z")));
-        assert_eq!(expiry_hint("busy today", monday), Some(at("2026-11-30T23:59:59Z")));
-        assert_eq!(expiry_hint("off tomorrow", monday), Some(at("2026-12-01T23:59:59Z")));
-        assert_eq!(expiry_hint("on holiday this week", monday), Some(at("2026-12-06T23:59:59Z")));
-        assert_eq!(expiry_hint("swamped this month", monday), Some(at("2026-11-30T23:59:59Z")));
+        assert_eq!(
+            expiry_hint("I'm travelling next week", monday),
+            Some(at("2026-12-10T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("staying for 3 days", monday),
+            Some(at("2026-12-03T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("away for two weeks", monday),
+            Some(at("2026-12-14T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("busy today", monday),
+            Some(at("2026-11-30T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("off tomorrow", monday),
+            Some(at("2026-12-01T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("on holiday this week", monday),
+            Some(at("2026-12-06T23:59:59Z"))
+        );
+        assert_eq!(
+            expiry_hint("swamped this month", monday),
+            Some(at("2026-11-30T23:59:59Z"))
+        );
         assert_eq!(expiry_hint("I live in Austin", monday), None);
     }
 }

@@ -18,18 +18,34 @@ const CASES: &[(&str, &str, &str)] = &[
     ("My birthday is March 3rd.", "birthday", "March 3rd"),
     // where one lives and moves
     ("I live in Dallas.", "location.city", "Dallas"),
-    ("We live in San Francisco now", "location.city", "San Francisco"),
+    (
+        "We live in San Francisco now",
+        "location.city",
+        "San Francisco",
+    ),
     ("I moved to Austin last month.", "location.city", "Austin"),
     ("We just relocated to Berlin!", "location.city", "Berlin"),
     ("I'm based in Lisbon.", "location.city", "Lisbon"),
     ("I'm originally from Porto.", "origin", "Porto"),
     ("I'm in Lisbon until Friday.", "location.current", "Lisbon"),
-    ("I'm staying in Kyoto for two weeks.", "location.current", "Kyoto"),
+    (
+        "I'm staying in Kyoto for two weeks.",
+        "location.current",
+        "Kyoto",
+    ),
     // employer and role
     ("I work at Google.", "employer", "Google"),
-    ("I work for the city council.", "employer", "the city council"),
+    (
+        "I work for the city council.",
+        "employer",
+        "the city council",
+    ),
     ("I just joined Stripe as a designer.", "employer", "Stripe"),
-    ("I started a new job at Shopify last week.", "employer", "Shopify"),
+    (
+        "I started a new job at Shopify last week.",
+        "employer",
+        "Shopify",
+    ),
     ("I'm employed by Siemens.", "employer", "Siemens"),
     ("I work as a nurse.", "role", "nurse"),
     ("I'm a software engineer.", "role", "software engineer"),
@@ -41,12 +57,24 @@ const CASES: &[(&str, &str, &str)] = &[
     ("I like green tea.", "likes.green_tea", "likes"),
     ("I'm a big fan of Formula 1", "likes.formula_1", "likes"),
     ("I hate cilantro.", "likes.cilantro", "dislikes"),
-    ("I don't like horror movies.", "likes.horror_movies", "dislikes"),
+    (
+        "I don't like horror movies.",
+        "likes.horror_movies",
+        "dislikes",
+    ),
     ("I can't stand loud music", "likes.loud_music", "dislikes"),
     ("I prefer dark mode.", "preference.dark_mode", "dark mode"),
-    ("I'd prefer email over phone calls.", "preference.email", "email"),
+    (
+        "I'd prefer email over phone calls.",
+        "preference.email",
+        "email",
+    ),
     ("My favourite colour is teal.", "favorite.colour", "teal"),
-    ("My favorite band is Radiohead", "favorite.band", "Radiohead"),
+    (
+        "My favorite band is Radiohead",
+        "favorite.band",
+        "Radiohead",
+    ),
     // diet and allergies
     ("I'm vegetarian.", "diet", "vegetarian"),
     ("I am vegan now", "diet", "vegan"),
@@ -54,7 +82,11 @@ const CASES: &[(&str, &str, &str)] = &[
     ("I don't eat pork.", "diet.avoids.pork", "pork"),
     ("I never eat red meat", "diet.avoids.red_meat", "red meat"),
     ("I'm allergic to peanuts.", "allergy.peanuts", "peanuts"),
-    ("I have a shellfish allergy", "allergy.shellfish", "shellfish"),
+    (
+        "I have a shellfish allergy",
+        "allergy.shellfish",
+        "shellfish",
+    ),
     // family
     ("My wife's name is Maria.", "family.wife.name", "Maria"),
     ("My sister is called Ana.", "family.sister.name", "Ana"),
@@ -65,24 +97,52 @@ const CASES: &[(&str, &str, &str)] = &[
     // pets
     ("I have a dog named Rex.", "pet.dog.name", "Rex"),
     ("My cat's name is Miso.", "pet.cat.name", "Miso"),
-    ("We adopted a puppy called Biscuit", "pet.dog.name", "Biscuit"),
+    (
+        "We adopted a puppy called Biscuit",
+        "pet.dog.name",
+        "Biscuit",
+    ),
     ("I have two cats.", "pet.cat", "two"),
     ("My parrot is called Kiwi", "pet.parrot.name", "Kiwi"),
     // projects and tools
-    ("I'm working on a recipe app.", "project.a_recipe_app", "a recipe app"),
-    ("I'm building a compiler in my spare time", "project.a_compiler", "a compiler"),
-    ("My side project is a chess engine", "project.a_chess_engine", "a chess engine"),
+    (
+        "I'm working on a recipe app.",
+        "project.a_recipe_app",
+        "a recipe app",
+    ),
+    (
+        "I'm building a compiler in my spare time",
+        "project.a_compiler",
+        "a compiler",
+    ),
+    (
+        "My side project is a chess engine",
+        "project.a_chess_engine",
+        "a chess engine",
+    ),
     ("I use Neovim for coding.", "tool.neovim", "Neovim"),
     ("We use PostgreSQL.", "tool.postgresql", "PostgreSQL"),
     ("I mostly code in Rust", "tool.rust", "Rust"),
     ("I'm learning Japanese.", "learning.japanese", "Japanese"),
-    ("I speak Portuguese fluently", "language.portuguese", "Portuguese"),
+    (
+        "I speak Portuguese fluently",
+        "language.portuguese",
+        "Portuguese",
+    ),
     ("I'm fluent in German.", "language.german", "German"),
     // plans bounded in time
     ("I'm travelling to Japan next week.", "plan.travel", "Japan"),
     ("I'm flying to New York tomorrow", "plan.travel", "New York"),
-    ("I'm on holiday until Monday.", "status.availability", "on holiday"),
-    ("I'll be out of office this week", "status.availability", "out of office"),
+    (
+        "I'm on holiday until Monday.",
+        "status.availability",
+        "on holiday",
+    ),
+    (
+        "I'll be out of office this week",
+        "status.availability",
+        "out of office",
+    ),
 ];
 
 /// Statements that carry no durable first-person fact: nothing may be extracted.
@@ -97,8 +157,16 @@ const NOTHING: &[&str] = &[
 
 fn run(text: &str) -> Vec<(String, String)> {
     let at: DateTime<Utc> = "2026-11-30T10:00:00Z".parse().unwrap();
-    let msg = InputMessage { role: Role::User, content: text.into(), created_at: at };
-    RulesExtractor.extract_sync(&[msg]).into_iter().map(|c| (c.attribute, c.value)).collect()
+    let msg = InputMessage {
+        role: Role::User,
+        content: text.into(),
+        created_at: at,
+    };
+    RulesExtractor
+        .extract_sync(&[msg])
+        .into_iter()
+        .map(|c| (c.attribute, c.value))
+        .collect()
 }
 
 #[test]
@@ -107,19 +175,31 @@ fn rules_read_a_varied_set_of_statements() {
     let mut misses = Vec::new();
     for (text, attribute, value) in CASES {
         let got = run(text);
-        if got.iter().any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value)) {
+        if got
+            .iter()
+            .any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value))
+        {
             right += 1;
         } else {
             misses.push(format!("{text:?}: want {attribute}={value}, got {got:?}"));
         }
     }
     let share = right as f64 / CASES.len() as f64;
-    eprintln!("rules extracted {right}/{} statements correctly ({:.1}%)", CASES.len(), share * 100.0);
+    eprintln!(
+        "rules extracted {right}/{} statements correctly ({:.1}%)",
+        CASES.len(),
+        share * 100.0
+    );
     for m in &misses {
         eprintln!("  miss: {m}");
     }
     assert!(CASES.len() >= 60);
-    assert!(share >= 0.9, "only {:.1}% right:\n{}", share * 100.0, misses.join("\n"));
+    assert!(
+        share >= 0.9,
+        "only {:.1}% right:\n{}",
+        share * 100.0,
+        misses.join("\n")
+    );
 }
 
 #[test]
@@ -132,16 +212,31 @@ fn rules_invent_nothing() {
 #[test]
 fn assistant_messages_are_not_read() {
     let at: DateTime<Utc> = "2026-11-30T10:00:00Z".parse().unwrap();
-    let msg = InputMessage { role: Role::Assistant, content: "I live in Paris.".into(), created_at: at };
+    let msg = InputMessage {
+        role: Role::Assistant,
+        content: "I live in Paris.".into(),
+        created_at: at,
+    };
     assert!(RulesExtractor.extract_sync(&[msg]).is_empty());
 }
 
 #[test]
 fn temporary_facts_get_an_expiry_from_their_wording() {
     let at: DateTime<Utc> = "2026-11-30T10:00:00Z".parse().unwrap(); // a Monday
-    let msg = InputMessage { role: Role::User, content: "I'm in Lisbon until Friday".into(), created_at: at };
+    let msg = InputMessage {
+        role: Role::User,
+        content: "I'm in Lisbon until Friday".into(),
+        created_at: at,
+    };
     let c = RulesExtractor.extract_sync(&[msg]);
-    assert_eq!(c[0].expires_at, Some("2026-12-04T23:59:59Z".parse().unwrap()));
-    let msg = InputMessage { role: Role::User, content: "I live in Lisbon".into(), created_at: at };
+    assert_eq!(
+        c[0].expires_at,
+        Some("2026-12-04T23:59:59Z".parse().unwrap())
+    );
+    let msg = InputMessage {
+        role: Role::User,
+        content: "I live in Lisbon".into(),
+        created_at: at,
+    };
     assert_eq!(RulesExtractor.extract_sync(&[msg])[0].expires_at, None);
 }

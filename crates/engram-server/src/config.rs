@@ -93,6 +93,38 @@ pub struct EmbedArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    /// Background workers for extraction jobs (0: this process runs none).
+    #[arg(long, env = "ENGRAM_WORKERS", default_value_t = 1)]
+    pub workers: usize,
+    /// Seconds a worker holds a job before another may take it over.
+    #[arg(
+        long = "job-lease-secs",
+        env = "ENGRAM_JOB_LEASE_SECS",
+        default_value_t = 120
+    )]
+    pub lease_secs: u64,
+    /// First retry delay in seconds; doubles per attempt, capped at 300.
+    #[arg(
+        long = "job-backoff-secs",
+        env = "ENGRAM_JOB_BACKOFF_SECS",
+        default_value_t = 2.0
+    )]
+    pub backoff_secs: f64,
+}
+
+impl WorkerArgs {
+    pub fn worker_config(&self) -> engram_worker::WorkerConfig {
+        engram_worker::WorkerConfig {
+            workers: self.workers,
+            lease: std::time::Duration::from_secs(self.lease_secs),
+            backoff_base: std::time::Duration::from_secs_f64(self.backoff_secs.max(0.0)),
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     #[arg(long, env = "ENGRAM_BIND", default_value = "127.0.0.1:8420")]
     pub bind: SocketAddr,
@@ -144,6 +176,20 @@ pub struct ServeArgs {
         default_value_t = 0.1
     )]
     pub min_relevance: f32,
+    /// How long `wait: true` adds wait for their job, in milliseconds.
+    #[arg(
+        long = "add-wait-ms",
+        env = "ENGRAM_ADD_WAIT_MS",
+        default_value_t = 10_000
+    )]
+    pub add_wait_ms: u64,
+    /// Attempts before an extraction job is failed for good.
+    #[arg(
+        long = "job-max-attempts",
+        env = "ENGRAM_JOB_MAX_ATTEMPTS",
+        default_value_t = 5
+    )]
+    pub job_max_attempts: i32,
 }
 
 impl ServeArgs {
@@ -162,6 +208,8 @@ impl ServeArgs {
             },
             half_life_days: self.half_life_days,
             min_relevance: self.min_relevance,
+            add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
+            job_max_attempts: self.job_max_attempts.max(1),
         }
     }
 }

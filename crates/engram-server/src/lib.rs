@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use engram_api::{ApiConfig, ApiKey, AppState, UsageRecorder};
-use engram_core::Embedder;
+use engram_core::extract::RulesExtractor;
+use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::Store;
+use engram_worker::{ExtractionPipeline, PipelineConfig};
 use sqlx::postgres::PgPoolOptions;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -57,6 +59,7 @@ pub async fn prepare(
     embedder: Arc<dyn Embedder>,
     config: ApiConfig,
     api_key: &str,
+    clock: Arc<dyn Clock>,
 ) -> anyhow::Result<(AppState, JoinHandle<()>)> {
     store.migrate().await.context("applying migrations")?;
     store
@@ -69,8 +72,24 @@ pub async fn prepare(
         config: Arc::new(config),
         api_key: ApiKey::new(api_key),
         usage,
+        clock,
     };
     Ok((state, usage_task))
+}
+
+/// The extraction pipeline: rules when no LLM is configured.
+pub fn pipeline(
+    store: Store,
+    embedder: Arc<dyn Embedder>,
+    clock: Arc<dyn Clock>,
+) -> Arc<ExtractionPipeline> {
+    Arc::new(ExtractionPipeline {
+        store,
+        embedder,
+        extractor: Arc::new(RulesExtractor),
+        clock,
+        config: PipelineConfig::default(),
+    })
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests.

@@ -2,8 +2,11 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use engram_server::config::{DatabaseArgs, EmbedArgs, ServeArgs};
-use engram_server::{connect, embedder, prepare, serve, shutdown_signal, telemetry};
+use std::sync::Arc;
+
+use engram_core::{Clock, SystemClock};
+use engram_server::config::{DatabaseArgs, EmbedArgs, ServeArgs, WorkerArgs};
+use engram_server::{connect, embedder, pipeline, prepare, serve, shutdown_signal, telemetry};
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +26,8 @@ struct Cli {
 enum Command {
     /// Apply migrations, then serve the HTTP API.
     Serve(Box<ServeCommand>),
+    /// Run extraction workers only (no HTTP), e.g. beside `serve --workers 0`.
+    Worker(Box<WorkerCommand>),
     /// Apply database migrations and exit.
     Migrate {
         #[command(flatten)]
@@ -38,6 +43,18 @@ struct ServeCommand {
     embed: EmbedArgs,
     #[command(flatten)]
     serve: ServeArgs,
+    #[command(flatten)]
+    worker: WorkerArgs,
+}
+
+#[derive(clap::Args)]
+struct WorkerCommand {
+    #[command(flatten)]
+    db: DatabaseArgs,
+    #[command(flatten)]
+    embed: EmbedArgs,
+    #[command(flatten)]
+    worker: WorkerArgs,
 }
 
 #[tokio::main]
@@ -58,22 +75,64 @@ async fn main() -> anyhow::Result<()> {
                 db,
                 embed,
                 serve: args,
+                worker,
             } = *cmd;
             let api_key = args.api_key.clone().context(
                 "no API key: set ENGRAM_API_KEY (`make run` generates one and keeps it in .data/api-key)",
             )?;
-            tracing::info!(db = ?db, embed = ?embed, serve = ?args, "effective configuration");
+            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, "effective configuration");
             let store = connect(&db).await?;
             let embedder = embedder(&embed)?;
-            let (state, usage_task) =
-                prepare(store, embedder, args.api_config(), &api_key.0).await?;
+            let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+            let (state, usage_task) = prepare(
+                store.clone(),
+                embedder.clone(),
+                args.api_config(),
+                &api_key.0,
+                clock.clone(),
+            )
+            .await?;
+            let (stop, stopped) = tokio::sync::watch::channel(false);
+            let workers = engram_worker::spawn_workers(
+                pipeline(store, embedder, clock),
+                worker.worker_config(),
+                stopped,
+            );
             let listener = tokio::net::TcpListener::bind(args.bind)
                 .await
                 .with_context(|| format!("could not bind {}", args.bind))?;
-            tracing::info!(addr = %args.bind, "engram is serving");
+            tracing::info!(addr = %args.bind, workers = worker.workers, "engram is serving");
             serve(listener, state, shutdown_signal()).await?;
+            // In-flight jobs stop at their next step; an unfinished one is taken
+            // again after its lease, so nothing is lost.
+            let _ = stop.send(true);
+            for w in workers {
+                let _ = w.await;
+            }
             let _ = usage_task.await;
             tracing::info!("stopped");
+        }
+        Command::Worker(cmd) => {
+            let WorkerCommand { db, embed, worker } = *cmd;
+            tracing::info!(db = ?db, embed = ?embed, worker = ?worker, "effective configuration");
+            let store = connect(&db).await?;
+            store.migrate().await.context("applying migrations")?;
+            let embedder = embedder(&embed)?;
+            store
+                .check_embedder(embedder.id(), embedder.dimensions())
+                .await?;
+            let (stop, stopped) = tokio::sync::watch::channel(false);
+            let workers = engram_worker::spawn_workers(
+                pipeline(store, embedder, Arc::new(SystemClock)),
+                worker.worker_config(),
+                stopped,
+            );
+            tracing::info!(workers = worker.workers, "engram worker is running");
+            shutdown_signal().await;
+            let _ = stop.send(true);
+            for w in workers {
+                let _ = w.await;
+            }
         }
     }
     Ok(())

@@ -202,23 +202,28 @@ async fn messages_keep_their_time_kind_and_source(pool: PgPool) {
 }
 
 #[sqlx::test(migrations = false)]
-async fn infer_true_is_not_implemented_yet(pool: PgPool) {
-    let app = spawn_app(pool).await;
-    let explicit = app
-        .post(
-            "/v1/memories",
-            json!({"user_id": "u", "text": "I like tea.", "infer": true}),
-        )
-        .await;
-    explicit.assert_problem(501, None);
-    let default = app
+async fn infer_defaults_to_true_and_answers_202_with_a_job(pool: PgPool) {
+    let app = common::spawn_app_full(
+        pool,
+        engram_api::ApiConfig::default(),
+        common::fast_workers(0),
+    )
+    .await;
+    let r = app
         .post(
             "/v1/memories",
             json!({"user_id": "u", "text": "I like tea."}),
         )
         .await;
-    default.assert_problem(501, None);
-    assert_eq!(app.count_rows("memories").await, 0);
+    assert_eq!(r.status, StatusCode::ACCEPTED, "body: {}", r.body);
+    assert_eq!(r.body["status"], "queued");
+    assert!(r.body["job_id"].is_string());
+    assert_eq!(
+        app.count_rows("memories").await,
+        0,
+        "facts come from the job, not the request"
+    );
+    assert_eq!(app.count_rows("jobs").await, 1);
 }
 
 #[sqlx::test(migrations = false)]

@@ -162,15 +162,77 @@ async fn every_response_matches_the_spec(pool: PgPool) {
                      "messages": [{"role": "user", "content": "I keep bees."}, {"role": "user", "content": "I keep bees."}]});
     let r = call(&app, &mut c, Method::POST, m, m, Some(add)).await;
     let id = r.body["results"][0]["id"].as_str().unwrap().to_owned();
-    call(
+    // Extraction: 202 with a job, 200 with the finished job, the job itself, revert.
+    let queued = call(
         &app,
         &mut c,
         Method::POST,
         m,
         m,
-        Some(json!({"user_id": "u", "text": "x"})),
+        Some(json!({"user_id": "u", "text": "I live in Oslo.", "store_raw": true})),
     )
-    .await; // 501
+    .await;
+    assert_eq!(queued.status, 202);
+    let job_path = format!("/v1/jobs/{}", queued.body["job_id"].as_str().unwrap());
+    call(&app, &mut c, Method::GET, &job_path, "/v1/jobs/{id}", None).await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/jobs/00000000-0000-0000-0000-000000000009",
+        "/v1/jobs/{id}",
+        None,
+    )
+    .await; // 404
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/jobs/x",
+        "/v1/jobs/{id}",
+        None,
+    )
+    .await; // 400
+    let done = call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "text": "I moved to Bergen. My password is hunter22", "wait": true}))).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let bergen = done.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["event"] == "SUPERSEDE")
+        .expect("a supersede")["replaced"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let revert = "/v1/memories/{id}/revert";
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        &format!("/v1/memories/{bergen}/revert"),
+        revert,
+        None,
+    )
+    .await; // 200
+    let fresh = app.add_text("u", "I like chess.").await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        &format!("/v1/memories/{fresh}/revert"),
+        revert,
+        None,
+    )
+    .await; // 409
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        "/v1/memories/00000000-0000-0000-0000-000000000009/revert",
+        revert,
+        None,
+    )
+    .await; // 404
     call(
         &app,
         &mut c,
@@ -348,7 +410,8 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
         "session_id": null, "kind": "semantic", "subject": null, "attribute": null, "importance": 0.5,
         "sensitivity": null, "source": {"type": "api"}, "confidence": null, "metadata": {}, "pinned": false,
         "access_count": 0, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-        "last_used_at": null, "expires_at": null, "superseded_by": null
+        "last_used_at": null, "expires_at": null, "superseded_by": null, "value": null,
+        "provenance": {"job_id": null, "extractor": null, "model": null, "prompt_version": null}
     });
     assert!(validator("Memory").is_valid(&memory));
     let mut extra = memory.clone();

@@ -245,10 +245,15 @@ async fn a_remote_embedder_gets_one_batch_per_add_and_its_outage_is_a_503(pool: 
         dimensions: 384,
         request_dimensions: false,
     }));
-    let (state, _usage) =
-        engram_server::prepare(Store::new(pool.clone()), remote, ApiConfig::default(), KEY)
-            .await
-            .unwrap();
+    let (state, _usage) = engram_server::prepare(
+        Store::new(pool.clone()),
+        remote,
+        ApiConfig::default(),
+        KEY,
+        Arc::new(engram_core::SystemClock),
+    )
+    .await
+    .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(engram_server::serve(

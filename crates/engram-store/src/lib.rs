@@ -7,11 +7,17 @@
 //! run every statement against a real Postgres.
 
 mod error;
+mod extraction;
+mod jobs;
 mod memories;
+mod revert;
 mod rows;
 
 pub use error::StoreError;
+pub use extraction::{ExtractionTx, FactContext};
+pub use jobs::{Enqueued, JobRow, NewJob, JOBS_CHANNEL};
 pub use memories::{Candidate, InsertOutcome};
+pub use revert::LatestChange;
 
 use sqlx::PgPool;
 

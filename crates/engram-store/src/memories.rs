@@ -7,7 +7,7 @@ use engram_core::{
     AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, NewMemory, Page, Scope,
 };
 use pgvector::Vector;
-use sqlx::{Postgres, QueryBuilder};
+use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
@@ -49,134 +49,8 @@ impl Store {
         items: &[(NewMemory, Vec<f32>)],
         actor: &str,
     ) -> Result<Vec<InsertOutcome>, StoreError> {
-        // Within one request, the same text in the same scope is one memory.
-        let mut first_by_key: HashMap<(Scope, String), usize> = HashMap::new();
-        let mut unique = Vec::new();
-        for (i, (m, _)) in items.iter().enumerate() {
-            first_by_key
-                .entry((m.scope.clone(), m.content_hash()))
-                .or_insert_with(|| {
-                    unique.push(i);
-                    i
-                });
-        }
-
-        let mut ids = Vec::with_capacity(unique.len());
-        let (mut users, mut agents, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut kinds, mut contents, mut embeddings, mut hashes) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut importances, mut source_types, mut source_refs) =
-            (Vec::new(), Vec::new(), Vec::new());
-        let (mut metadatas, mut pinneds, mut expires, mut createds) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for &i in &unique {
-            let (m, embedding) = &items[i];
-            ids.push(Uuid::now_v7());
-            users.push(m.scope.user_id.clone());
-            agents.push(m.scope.agent_id.clone());
-            sessions.push(m.scope.session_id.clone());
-            kinds.push(m.kind.as_str());
-            contents.push(m.content.clone());
-            embeddings.push(Vector::from(embedding.clone()));
-            hashes.push(m.content_hash());
-            importances.push(m.importance);
-            source_types.push(m.source.source_type.as_str());
-            source_refs.push(m.source.source_ref.clone());
-            metadatas.push(m.metadata.clone());
-            pinneds.push(m.pinned);
-            expires.push(m.expires_at);
-            createds.push(m.created_at);
-        }
-
-        let rows: Vec<WrittenRow> = sqlx::query_as(
-            r#"
-            WITH input AS (
-                SELECT * FROM unnest(
-                    $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                    $8::vector[], $9::text[], $10::real[], $11::text[], $12::text[], $13::jsonb[],
-                    $14::boolean[], $15::timestamptz[], $16::timestamptz[]
-                ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                       importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
-            ), written AS (
-                INSERT INTO memories AS m (
-                    tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                    importance, source_type, source_ref, metadata, pinned, expires_at, created_at, updated_at
-                )
-                SELECT $1, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                       importance, source_type, source_ref, metadata, pinned, expires_at,
-                       coalesce(created_at, now()), now()
-                FROM input
-                ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')),
-                             (coalesce(session_id, '')), content_hash)
-                    WHERE deleted_at IS NULL AND superseded_by IS NULL
-                DO UPDATE SET expires_at = CASE WHEN m.expires_at <= now() THEN EXCLUDED.expires_at
-                                                ELSE m.expires_at END
-                RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
-            ), history AS (
-                INSERT INTO memory_history (tenant_id, id, memory_id, event, new_content, new_metadata, actor, reason)
-                SELECT $1, gen_random_uuid(), w.id, 'ADD', i.content, i.metadata, $17, 'added verbatim (infer: false)'
-                FROM written w JOIN input i ON i.id = w.id
-                WHERE w.inserted
-            )
-            SELECT id, content_hash, user_id, agent_id, session_id, inserted FROM written
-            "#,
-        )
-        .bind(tenant)
-        .bind(&ids)
-        .bind(&users)
-        .bind(&agents)
-        .bind(&sessions)
-        .bind(&kinds)
-        .bind(&contents)
-        .bind(&embeddings)
-        .bind(&hashes)
-        .bind(&importances)
-        .bind(&source_types)
-        .bind(&source_refs)
-        .bind(&metadatas)
-        .bind(&pinneds)
-        .bind(&expires)
-        .bind(&createds)
-        .bind(actor)
-        .fetch_all(&self.pool)
-        .await?;
-
-        let by_key: HashMap<(Scope, String), (Uuid, bool)> = rows
-            .into_iter()
-            .map(|(id, hash, user_id, agent_id, session_id, inserted)| {
-                (
-                    (
-                        Scope {
-                            user_id,
-                            agent_id,
-                            session_id,
-                        },
-                        hash,
-                    ),
-                    (id, inserted),
-                )
-            })
-            .collect();
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, (m, _))| {
-                let key = (m.scope.clone(), m.content_hash());
-                let (id, inserted) = *by_key.get(&key).ok_or(StoreError::NotFound)?;
-                // Only the first occurrence of a text in the request can be the ADD.
-                let first = first_by_key.get(&key) == Some(&i);
-                let event = if inserted && first {
-                    AddEvent::Add
-                } else {
-                    AddEvent::Noop
-                };
-                Ok(InsertOutcome {
-                    id,
-                    content: m.content.clone(),
-                    event,
-                })
-            })
-            .collect()
+        let mut conn = self.pool.acquire().await?;
+        insert_memories_in(&mut conn, tenant, items, actor).await
     }
 
     /// A memory that is not deleted (it may be superseded or expired).
@@ -389,7 +263,8 @@ impl Store {
     ) -> Result<Vec<HistoryEntry>, StoreError> {
         let rows: Vec<HistoryRow> = sqlx::query_as(
             "SELECT h.id, h.memory_id, h.event, h.old_content, h.new_content, h.old_metadata,
-                    h.new_metadata, h.actor, h.reason, h.created_at
+                    h.new_metadata, h.actor, h.reason, h.created_at, h.job_id, h.source_message,
+                    h.extractor, h.model, h.prompt_version, h.confidence
              FROM memories m JOIN memory_history h ON h.tenant_id = m.tenant_id AND h.memory_id = m.id
              WHERE m.tenant_id = $1 AND m.id = $2
              ORDER BY h.created_at, h.id",
@@ -414,6 +289,143 @@ impl Store {
     }
 }
 
+/// [`Store::insert_memories`] on a given connection, so a job and its raw
+/// memories can be written in one transaction.
+pub(crate) async fn insert_memories_in(
+    conn: &mut PgConnection,
+    tenant: Uuid,
+    items: &[(NewMemory, Vec<f32>)],
+    actor: &str,
+) -> Result<Vec<InsertOutcome>, StoreError> {
+    // Within one request, the same text in the same scope is one memory.
+    let mut first_by_key: HashMap<(Scope, String), usize> = HashMap::new();
+    let mut unique = Vec::new();
+    for (i, (m, _)) in items.iter().enumerate() {
+        first_by_key
+            .entry((m.scope.clone(), m.content_hash()))
+            .or_insert_with(|| {
+                unique.push(i);
+                i
+            });
+    }
+
+    let mut ids = Vec::with_capacity(unique.len());
+    let (mut users, mut agents, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut kinds, mut contents, mut embeddings, mut hashes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut importances, mut source_types, mut source_refs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut metadatas, mut pinneds, mut expires, mut createds) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for &i in &unique {
+        let (m, embedding) = &items[i];
+        ids.push(Uuid::now_v7());
+        users.push(m.scope.user_id.clone());
+        agents.push(m.scope.agent_id.clone());
+        sessions.push(m.scope.session_id.clone());
+        kinds.push(m.kind.as_str());
+        contents.push(m.content.clone());
+        embeddings.push(Vector::from(embedding.clone()));
+        hashes.push(m.content_hash());
+        importances.push(m.importance);
+        source_types.push(m.source.source_type.as_str());
+        source_refs.push(m.source.source_ref.clone());
+        metadatas.push(m.metadata.clone());
+        pinneds.push(m.pinned);
+        expires.push(m.expires_at);
+        createds.push(m.created_at);
+    }
+
+    let rows: Vec<WrittenRow> = sqlx::query_as(
+        r#"
+        WITH input AS (
+            SELECT * FROM unnest(
+                $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                $8::vector[], $9::text[], $10::real[], $11::text[], $12::text[], $13::jsonb[],
+                $14::boolean[], $15::timestamptz[], $16::timestamptz[]
+            ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                   importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
+        ), written AS (
+            INSERT INTO memories AS m (
+                tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                importance, source_type, source_ref, metadata, pinned, expires_at, created_at, updated_at
+            )
+            SELECT $1, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
+                   importance, source_type, source_ref, metadata, pinned, expires_at,
+                   coalesce(created_at, now()), now()
+            FROM input
+            ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')),
+                         (coalesce(session_id, '')), content_hash)
+                WHERE deleted_at IS NULL AND superseded_by IS NULL
+            DO UPDATE SET expires_at = CASE WHEN m.expires_at <= now() THEN EXCLUDED.expires_at
+                                            ELSE m.expires_at END
+            RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
+        ), history AS (
+            INSERT INTO memory_history (tenant_id, id, memory_id, event, new_content, new_metadata, actor, reason)
+            SELECT $1, gen_random_uuid(), w.id, 'ADD', i.content, i.metadata, $17, 'added verbatim (infer: false)'
+            FROM written w JOIN input i ON i.id = w.id
+            WHERE w.inserted
+        )
+        SELECT id, content_hash, user_id, agent_id, session_id, inserted FROM written
+        "#,
+    )
+    .bind(tenant)
+    .bind(&ids)
+    .bind(&users)
+    .bind(&agents)
+    .bind(&sessions)
+    .bind(&kinds)
+    .bind(&contents)
+    .bind(&embeddings)
+    .bind(&hashes)
+    .bind(&importances)
+    .bind(&source_types)
+    .bind(&source_refs)
+    .bind(&metadatas)
+    .bind(&pinneds)
+    .bind(&expires)
+    .bind(&createds)
+    .bind(actor)
+    .fetch_all(&mut *conn)
+    .await?;
+
+    let by_key: HashMap<(Scope, String), (Uuid, bool)> = rows
+        .into_iter()
+        .map(|(id, hash, user_id, agent_id, session_id, inserted)| {
+            (
+                (
+                    Scope {
+                        user_id,
+                        agent_id,
+                        session_id,
+                    },
+                    hash,
+                ),
+                (id, inserted),
+            )
+        })
+        .collect();
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, (m, _))| {
+            let key = (m.scope.clone(), m.content_hash());
+            let (id, inserted) = *by_key.get(&key).ok_or(StoreError::NotFound)?;
+            // Only the first occurrence of a text in the request can be the ADD.
+            let first = first_by_key.get(&key) == Some(&i);
+            let event = if inserted && first {
+                AddEvent::Add
+            } else {
+                AddEvent::Noop
+            };
+            Ok(InsertOutcome {
+                id,
+                content: m.content.clone(),
+                event,
+            })
+        })
+        .collect()
+}
+
 /// `FROM memories` is already pushed; appends the WHERE clause for tenant, scope
 /// and filters. Only conditions that are present are emitted, so the planner sees
 /// `user_id = $n` and can use the partial scope indexes.
@@ -434,7 +446,13 @@ fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilte
         q.push(" AND superseded_by IS NULL");
     }
     if !f.include_expired {
-        q.push(" AND (expires_at IS NULL OR expires_at > now())");
+        match f.now {
+            Some(now) => q
+                .push(" AND (expires_at IS NULL OR expires_at > ")
+                .push_bind(now)
+                .push(")"),
+            None => q.push(" AND (expires_at IS NULL OR expires_at > now())"),
+        };
     }
     if let Some(m) = &f.metadata {
         q.push(" AND metadata @> ").push_bind(m.clone());

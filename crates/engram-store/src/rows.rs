@@ -1,14 +1,17 @@
 //! Row shapes as Postgres returns them, and their conversion to domain types.
 
 use chrono::{DateTime, Utc};
-use engram_core::{HistoryEntry, HistoryEvent, Memory, MemoryKind, Scope, Source, SourceType};
+use engram_core::{
+    HistoryEntry, HistoryEvent, Memory, MemoryKind, Provenance, Scope, Source, SourceType,
+};
 use uuid::Uuid;
 
 /// Columns every memory read selects (never the embedding).
 pub(crate) const MEMORY_COLUMNS: &str =
-    "id, user_id, agent_id, session_id, kind, subject, attribute, \
+    "id, user_id, agent_id, session_id, kind, subject, attribute, value, \
     content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
-    access_count, created_at, updated_at, last_used_at, expires_at, superseded_by";
+    access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, job_id, \
+    extractor, model, prompt_version";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct MemoryRow {
@@ -19,6 +22,7 @@ pub(crate) struct MemoryRow {
     kind: String,
     subject: Option<String>,
     attribute: Option<String>,
+    value: Option<String>,
     content: String,
     importance: f32,
     sensitivity: Option<String>,
@@ -33,6 +37,10 @@ pub(crate) struct MemoryRow {
     last_used_at: Option<DateTime<Utc>>,
     expires_at: Option<DateTime<Utc>>,
     superseded_by: Option<Uuid>,
+    job_id: Option<Uuid>,
+    extractor: Option<String>,
+    model: Option<String>,
+    prompt_version: Option<String>,
 }
 
 impl From<MemoryRow> for Memory {
@@ -48,6 +56,7 @@ impl From<MemoryRow> for Memory {
             kind: MemoryKind::parse(&r.kind).unwrap_or(MemoryKind::Semantic),
             subject: r.subject,
             attribute: r.attribute,
+            value: r.value,
             content: r.content,
             importance: r.importance,
             sensitivity: r.sensitivity,
@@ -64,6 +73,12 @@ impl From<MemoryRow> for Memory {
             last_used_at: r.last_used_at,
             expires_at: r.expires_at,
             superseded_by: r.superseded_by,
+            provenance: Provenance {
+                job_id: r.job_id,
+                extractor: r.extractor,
+                model: r.model,
+                prompt_version: r.prompt_version,
+            },
         }
     }
 }
@@ -87,6 +102,12 @@ pub(crate) struct HistoryRow {
     actor: String,
     reason: Option<String>,
     created_at: DateTime<Utc>,
+    job_id: Option<Uuid>,
+    source_message: Option<String>,
+    extractor: Option<String>,
+    model: Option<String>,
+    prompt_version: Option<String>,
+    confidence: Option<f32>,
 }
 
 impl From<HistoryRow> for HistoryEntry {
@@ -102,6 +123,12 @@ impl From<HistoryRow> for HistoryEntry {
             actor: r.actor,
             reason: r.reason,
             created_at: r.created_at,
+            job_id: r.job_id,
+            source_message: r.source_message,
+            extractor: r.extractor,
+            model: r.model,
+            prompt_version: r.prompt_version,
+            confidence: r.confidence,
         }
     }
 }

@@ -3,11 +3,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
-use chrono::{Duration, Utc};
 use engram_core::validate;
-use engram_core::{
-    rank, MemoryFilter, MemoryKind, MemoryPatch, NewMemory, Page, RankParams, Source, SourceType,
-};
+use engram_core::{rank, MemoryFilter, MemoryPatch, Page, RankParams};
 
 use crate::dto::{self, *};
 use crate::error::ApiError;
@@ -21,7 +18,10 @@ fn candidate_pool(top_k: usize) -> usize {
 }
 
 /// One vector per text, or an error: never a silently shorter list.
-async fn embed_all(state: &AppState, texts: &[String]) -> Result<Vec<Vec<f32>>, ApiError> {
+pub(crate) async fn embed_all(
+    state: &AppState,
+    texts: &[String],
+) -> Result<Vec<Vec<f32>>, ApiError> {
     let vectors = state.embedder.embed(texts).await?;
     if vectors.len() != texts.len() {
         return Err(ApiError::Internal(format!(
@@ -36,145 +36,6 @@ async fn embed_all(state: &AppState, texts: &[String]) -> Result<Vec<Vec<f32>>, 
 async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
     let mut vectors = embed_all(state, &[text.to_owned()]).await?;
     Ok(vectors.remove(0))
-}
-
-pub async fn add_memories(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    ApiJson(req): ApiJson<AddMemoriesRequest>,
-) -> Result<(StatusCode, Json<AddMemoriesResponse>), ApiError> {
-    let limits = &state.config.limits;
-    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
-    let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
-    let metadata = dto::metadata(req.metadata, limits)?.unwrap_or_else(|| serde_json::json!({}));
-    let expires_at = match (req.expires_at, req.ttl_seconds) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::validation(
-                "ttl_seconds",
-                "give expires_at or ttl_seconds, not both",
-            ))
-        }
-        (Some(at), None) if at <= Utc::now() => {
-            return Err(ApiError::validation("expires_at", "must be in the future"))
-        }
-        (Some(at), None) => Some(at),
-        (None, Some(ttl)) if !(1..=100 * 365 * 86_400).contains(&ttl) => {
-            return Err(ApiError::validation(
-                "ttl_seconds",
-                "must be between 1 and 3153600000",
-            ))
-        }
-        (None, Some(ttl)) => Some(Utc::now() + Duration::seconds(ttl)),
-        (None, None) => None,
-    };
-    if let Some(s) = &req.source {
-        if let Some(r) = &s.source_ref {
-            validate::identifier("source.ref", r, &state.config.limits)?;
-        }
-    }
-
-    // Each user message (or the text) is one memory, said at its own time.
-    // Verbatim messages are episodic and stated by the user; a text is a fact from the app.
-    let from_messages = req.messages.is_some();
-    let inputs: Vec<(String, Option<chrono::DateTime<Utc>>)> = match (req.messages, req.text) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::validation(
-                "text",
-                "give messages or text, not both",
-            ))
-        }
-        (None, None) => {
-            return Err(ApiError::validation(
-                "messages",
-                "messages or text is required",
-            ))
-        }
-        (None, Some(text)) => vec![(validate::content("text", &text, limits)?, None)],
-        (Some(messages), None) => {
-            if messages.is_empty() {
-                return Err(ApiError::validation("messages", "must not be empty"));
-            }
-            if messages.len() > limits.max_messages {
-                return Err(ApiError::validation(
-                    "messages",
-                    format!("at most {} messages per request", limits.max_messages),
-                ));
-            }
-            let mut inputs = Vec::new();
-            for (i, m) in messages.iter().enumerate() {
-                let content =
-                    validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
-                if matches!(m.role, Role::User) {
-                    inputs.push((content, m.created_at));
-                }
-            }
-            if inputs.is_empty() && !req.infer.unwrap_or(true) {
-                return Err(ApiError::validation(
-                    "messages",
-                    "with infer: false, at least one message must have role user",
-                ));
-            }
-            inputs
-        }
-    };
-    if req.infer.unwrap_or(true) {
-        return Err(ApiError::NotImplemented(
-            "infer: true (fact extraction) is not available yet; send infer: false to store messages verbatim".into(),
-        ));
-    }
-
-    let kind = req.kind.unwrap_or(if from_messages {
-        MemoryKind::Episodic
-    } else {
-        MemoryKind::Semantic
-    });
-    let source = match req.source {
-        Some(s) => Source {
-            source_type: s.source_type,
-            source_ref: s.source_ref,
-        },
-        None if from_messages => Source {
-            source_type: SourceType::UserStated,
-            source_ref: None,
-        },
-        None => Source {
-            source_type: SourceType::Api,
-            source_ref: None,
-        },
-    };
-    let texts: Vec<String> = inputs.iter().map(|(c, _)| c.clone()).collect();
-    let vectors = embed_all(&state, &texts).await?;
-    let items: Vec<(NewMemory, Vec<f32>)> = inputs
-        .into_iter()
-        .zip(vectors)
-        .map(|((content, created_at), v)| {
-            let m = NewMemory {
-                scope: scope.clone(),
-                kind,
-                content,
-                importance,
-                source: source.clone(),
-                metadata: metadata.clone(),
-                pinned: req.pinned.unwrap_or(false),
-                expires_at,
-                created_at,
-            };
-            (m, v)
-        })
-        .collect();
-    let outcomes = state
-        .store
-        .insert_memories(caller.tenant_id, &items, &caller.actor)
-        .await?;
-    let results = outcomes
-        .into_iter()
-        .map(|o| AddResult {
-            id: o.id,
-            memory: o.content,
-            event: o.event,
-        })
-        .collect();
-    Ok((StatusCode::CREATED, Json(AddMemoriesResponse { results })))
 }
 
 pub async fn search_memories(
@@ -220,6 +81,7 @@ pub async fn search_memories(
         scope,
         include_superseded: req.include_superseded.unwrap_or(false),
         include_expired: req.include_expired.unwrap_or(false),
+        now: Some(state.clock.now()),
         ..Default::default()
     };
     req.filters.unwrap_or_default().apply(&mut filter, limits)?;
@@ -239,7 +101,7 @@ pub async fn search_memories(
         half_life_days,
         min_relevance,
         top_k: top_k as usize,
-        now: Utc::now(),
+        now: state.clock.now(),
     };
     let ranked = rank(
         candidates
@@ -276,6 +138,7 @@ pub async fn list_memories(
         scope,
         include_superseded: q.include_superseded.unwrap_or(false),
         include_expired: q.include_expired.unwrap_or(false),
+        now: Some(state.clock.now()),
         ..Default::default()
     };
     let memories = state
@@ -384,4 +247,21 @@ pub async fn get_memory_history(
     Ok(Json(HistoryResponse {
         results: state.store.memory_history(caller.tenant_id, id).await?,
     }))
+}
+
+pub async fn revert_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<Json<MemoryOut>, ApiError> {
+    let change = state.store.latest_change(caller.tenant_id, id).await?;
+    let embedding = match (&change.old_content, change.restores_content()) {
+        (Some(old), true) => Some(embed_one(&state, old).await?),
+        _ => None,
+    };
+    let memory = state
+        .store
+        .revert_change(caller.tenant_id, id, &change, embedding, &caller.actor)
+        .await?;
+    Ok(Json(memory.into()))
 }

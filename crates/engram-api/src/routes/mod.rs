@@ -1,2 +1,4 @@
+pub mod add;
 pub mod health;
+pub mod jobs;
 pub mod memories;

@@ -7,9 +7,23 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use rules::RulesExtractor;
+pub use rules::{clauses, RulesExtractor};
 
-use crate::MemoryKind;
+use crate::{MemoryKind, Source};
+
+/// What an extraction job holds until it ends: the messages (secrets already
+/// redacted) and how to treat them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExtractionRequest {
+    pub messages: Vec<InputMessage>,
+    pub source: Source,
+    /// Sensitive categories may be stored (when stated, never inferred).
+    #[serde(default)]
+    pub allow_sensitive: bool,
+    /// Non-user messages (assistant, tool, document) may create facts too.
+    #[serde(default)]
+    pub trusted: bool,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -41,8 +41,19 @@ struct Ctx<'a> {
     clause: &'a str,
 }
 
-fn fact(attribute: impl Into<String>, value: &str, statement: String, importance: f32) -> Option<Fact> {
-    Some(Fact { attribute: attribute.into(), value: value.to_owned(), statement, importance, default_ttl: None })
+fn fact(
+    attribute: impl Into<String>,
+    value: &str,
+    statement: String,
+    importance: f32,
+) -> Option<Fact> {
+    Some(Fact {
+        attribute: attribute.into(),
+        value: value.to_owned(),
+        statement,
+        importance,
+        default_ttl: None,
+    })
 }
 
 fn temporary(mut f: Fact, ttl_days: i64) -> Option<Fact> {
@@ -51,20 +62,40 @@ fn temporary(mut f: Fact, ttl_days: i64) -> Option<Fact> {
 }
 
 fn value<'a>(c: &'a Captures, name: &str) -> Option<&'a str> {
-    let v = c.name(name)?.as_str().trim().trim_end_matches(['.', ',', '\'', '’']).trim();
-    let v = v.strip_prefix("the ").filter(|_| name == "place").unwrap_or(v);
+    let v = c
+        .name(name)?
+        .as_str()
+        .trim()
+        .trim_end_matches(['.', ',', '\'', '’'])
+        .trim();
+    let v = v
+        .strip_prefix("the ")
+        .filter(|_| name == "place")
+        .unwrap_or(v);
     (!v.is_empty()).then_some(v)
 }
 
 fn rule(pattern: &str, build: fn(&Captures, &Ctx) -> Option<Fact>) -> Rule {
-    let full = format!("(?i){}", pattern.replace("{END}", END).replace("{I_AM}", I_AM));
-    Rule { pattern: Regex::new(&full).unwrap_or_else(|e| panic!("bad rule {full}: {e}")), build }
+    let full = format!(
+        "(?i){}",
+        pattern.replace("{END}", END).replace("{I_AM}", I_AM)
+    );
+    Rule {
+        pattern: Regex::new(&full).unwrap_or_else(|e| panic!("bad rule {full}: {e}")),
+        build,
+    }
 }
 
 fn is_name_like(v: &str, ctx: &Ctx) -> bool {
     let first = v.split_whitespace().next().unwrap_or("").to_lowercase();
-    let stop = ["a", "an", "the", "my", "very", "really", "so", "not", "also", "still", "from", "in", "at", "called", "named"];
-    !stop.contains(&first.as_str()) && (v.chars().next().is_some_and(char::is_uppercase) || ctx.clause.to_lowercase().contains("name") || ctx.clause.to_lowercase().contains("called"))
+    let stop = [
+        "a", "an", "the", "my", "very", "really", "so", "not", "also", "still", "from", "in", "at",
+        "called", "named",
+    ];
+    !stop.contains(&first.as_str())
+        && (v.chars().next().is_some_and(char::is_uppercase)
+            || ctx.clause.to_lowercase().contains("name")
+            || ctx.clause.to_lowercase().contains("called"))
 }
 
 fn singular(word: &str) -> String {
@@ -77,195 +108,506 @@ fn singular(word: &str) -> String {
         "dad" => "father".into(),
         "grandma" | "granny" => "grandmother".into(),
         "grandpa" => "grandfather".into(),
-        _ => w.strip_suffix('s').filter(|s| s.len() > 2).map(str::to_owned).unwrap_or(w),
+        _ => w
+            .strip_suffix('s')
+            .filter(|s| s.len() > 2)
+            .map(str::to_owned)
+            .unwrap_or(w),
     }
 }
 
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
         // Name and identity.
-        rule(&format!(r"\b(?:my name is|my name's|i am called|i'm called|call me|people call me|i go by)\s+{NAME}{{END}}"), |c, ctx| {
-            let v = value(c, "v")?;
-            is_name_like(v, ctx).then_some(())?;
-            fact("name", v, format!("User's name is {v}."), 0.9)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+(?P<v>\d{{1,3}})\s*(?:years old|yrs old|years of age|y/o|yo)\b"), |c, _| {
-            let v = value(c, "v")?;
-            fact("age", v, format!("User is {v} years old."), 0.6)
-        }),
-        rule(r"\bmy birthday is (?:on )?(?P<v>[\p{L}\p{N} ]{3,25}?){END}", |c, _| {
-            let v = value(c, "v")?;
-            fact("birthday", v, format!("User's birthday is {v}."), 0.7)
-        }),
+        rule(
+            &format!(
+                r"\b(?:my name is|my name's|i am called|i'm called|call me|people call me|i go by)\s+{NAME}{{END}}"
+            ),
+            |c, ctx| {
+                let v = value(c, "v")?;
+                is_name_like(v, ctx).then_some(())?;
+                fact("name", v, format!("User's name is {v}."), 0.9)
+            },
+        ),
+        rule(
+            r"\b{I_AM}\s+(?P<v>\d{1,3})\s*(?:years old|yrs old|years of age|y/o|yo)\b",
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("age", v, format!("User is {v} years old."), 0.6)
+            },
+        ),
+        rule(
+            r"\bmy birthday is (?:on )?(?P<v>[\p{L}\p{N} ]{3,25}?){END}",
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("birthday", v, format!("User's birthday is {v}."), 0.7)
+            },
+        ),
         // Where one lives, moves, comes from, is staying, is going.
-        rule(&format!(r"\b(?:i|we)(?:\s+have|'ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)(?:\s+back)?\s+(?:to|into)\s+{PLACE}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact("location.city", v, format!("User lives in {v}."), 0.8)
-        }),
-        rule(&format!(r"\b(?:(?:i|we)\s+(?:now\s+|currently\s+)?(?:live|reside)|(?:{{I_AM}}|we\s+are|we're)\s+(?:now\s+|currently\s+)?(?:living|based))\s+in\s+{PLACE}{{END}}"), |c, ctx| {
-            let v = value(c, "v")?;
-            let f = Fact { attribute: "location.city".into(), value: v.into(), statement: format!("User lives in {v}."), importance: 0.8, default_ttl: None };
-            // "I live in Lisbon until Friday" is a stay, not a home.
-            if has_time_bound(ctx.clause) {
-                return temporary(Fact { attribute: "location.current".into(), statement: format!("User is staying in {v}."), ..f }, 7);
-            }
-            Some(f)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+(?:originally\s+)?from\s+{PLACE}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact("origin", v, format!("User is from {v}."), 0.6)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+(?:currently\s+|now\s+)?(?:in|staying in|visiting|staying at)\s+{PLACE}\s+(?:until|till|til|for|this|today|tonight|tomorrow|through)\b"), |c, _| {
-            let v = value(c, "v")?;
-            temporary(Fact { attribute: "location.current".into(), value: v.into(), statement: format!("User is staying in {v}."), importance: 0.5, default_ttl: None }, 7)
-        }),
-        rule(&format!(r"\b(?:{{I_AM}}|i will be|i'll be|we're|we are)\s+(?:travel+ing|going|flying|heading|driving|off)\s+to\s+{PLACE}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            temporary(Fact { attribute: "plan.travel".into(), value: v.into(), statement: format!("User is travelling to {v}."), importance: 0.5, default_ttl: None }, 14)
-        }),
-        rule(r"\b(?:i am|i'm|im|i will be|i'll be)\s+(?P<v>on (?:holiday|vacation|leave|a trip|parental leave|sick leave)|off work|away|out of (?:the )?office)\b", |c, _| {
-            let v = value(c, "v")?;
-            temporary(Fact { attribute: "status.availability".into(), value: v.into(), statement: format!("User is {v}."), importance: 0.5, default_ttl: None }, 7)
-        }),
+        rule(
+            &format!(
+                r"\b(?:i|we)(?:\s+have|'ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)(?:\s+back)?\s+(?:to|into)\s+{PLACE}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("location.city", v, format!("User lives in {v}."), 0.8)
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:(?:i|we)\s+(?:now\s+|currently\s+)?(?:live|reside)|(?:{{I_AM}}|we\s+are|we're)\s+(?:now\s+|currently\s+)?(?:living|based))\s+in\s+{PLACE}{{END}}"
+            ),
+            |c, ctx| {
+                let v = value(c, "v")?;
+                let f = Fact {
+                    attribute: "location.city".into(),
+                    value: v.into(),
+                    statement: format!("User lives in {v}."),
+                    importance: 0.8,
+                    default_ttl: None,
+                };
+                // "I live in Lisbon until Friday" is a stay, not a home.
+                if has_time_bound(ctx.clause) {
+                    return temporary(
+                        Fact {
+                            attribute: "location.current".into(),
+                            statement: format!("User is staying in {v}."),
+                            ..f
+                        },
+                        7,
+                    );
+                }
+                Some(f)
+            },
+        ),
+        rule(
+            &format!(r"\b{{I_AM}}\s+(?:originally\s+)?from\s+{PLACE}{{END}}"),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("origin", v, format!("User is from {v}."), 0.6)
+            },
+        ),
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?:currently\s+|now\s+)?(?:in|staying in|visiting|staying at)\s+{PLACE}\s+(?:until|till|til|for|this|today|tonight|tomorrow|through)\b"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                temporary(
+                    Fact {
+                        attribute: "location.current".into(),
+                        value: v.into(),
+                        statement: format!("User is staying in {v}."),
+                        importance: 0.5,
+                        default_ttl: None,
+                    },
+                    7,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:{{I_AM}}|i will be|i'll be|we're|we are)\s+(?:travel+ing|going|flying|heading|driving|off)\s+to\s+{PLACE}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                temporary(
+                    Fact {
+                        attribute: "plan.travel".into(),
+                        value: v.into(),
+                        statement: format!("User is travelling to {v}."),
+                        importance: 0.5,
+                        default_ttl: None,
+                    },
+                    14,
+                )
+            },
+        ),
+        rule(
+            r"\b(?:i am|i'm|im|i will be|i'll be)\s+(?P<v>on (?:holiday|vacation|leave|a trip|parental leave|sick leave)|off work|away|out of (?:the )?office)\b",
+            |c, _| {
+                let v = value(c, "v")?;
+                temporary(
+                    Fact {
+                        attribute: "status.availability".into(),
+                        value: v.into(),
+                        statement: format!("User is {v}."),
+                        importance: 0.5,
+                        default_ttl: None,
+                    },
+                    7,
+                )
+            },
+        ),
         // Employer and role.
-        rule(&format!(r"\b(?:i|we)\s+(?:now\s+|currently\s+)?(?:work|am working|'m working)\s+(?:at|for)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact("employer", v, format!("User works at {v}."), 0.7)
-        }),
-        rule(&format!(r"\bi(?:\s+have|'ve)?\s+(?:just\s+|recently\s+)?(?:joined|started (?:a new job |working )?(?:at|with|for)|got a job (?:at|with)|was hired by|got hired (?:at|by))\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact("employer", v, format!("User works at {v}."), 0.7)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+employed\s+(?:at|by)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact("employer", v, format!("User works at {v}."), 0.7)
-        }),
-        rule(r"\b(?:i work as|i'm working as|i am working as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}", |c, _| {
-            let v = value(c, "v")?;
-            fact("role", v, format!("User works as {}.", with_article(v)), 0.7)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+(?:an?\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"), |c, _| {
-            let v = value(c, "v")?;
-            fact("role", v, format!("User works as {}.", with_article(v)), 0.7)
-        }),
+        rule(
+            &format!(
+                r"\b(?:i|we)\s+(?:now\s+|currently\s+)?(?:work|am working|'m working)\s+(?:at|for)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("employer", v, format!("User works at {v}."), 0.7)
+            },
+        ),
+        rule(
+            &format!(
+                r"\bi(?:\s+have|'ve)?\s+(?:just\s+|recently\s+)?(?:joined|started (?:a new job |working )?(?:at|with|for)|got a job (?:at|with)|was hired by|got hired (?:at|by))\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("employer", v, format!("User works at {v}."), 0.7)
+            },
+        ),
+        rule(
+            &format!(r"\b{{I_AM}}\s+employed\s+(?:at|by)\s+{THING}{{END}}"),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact("employer", v, format!("User works at {v}."), 0.7)
+            },
+        ),
+        rule(
+            r"\b(?:i work as|i'm working as|i am working as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    "role",
+                    v,
+                    format!("User works as {}.", with_article(v)),
+                    0.7,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?:an?\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    "role",
+                    v,
+                    format!("User works as {}.", with_article(v)),
+                    0.7,
+                )
+            },
+        ),
         // Likes, dislikes, preferences, favourites.
-        rule(&format!(r"\bi\s+(?:really\s+|absolutely\s+|totally\s+|just\s+|also\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|no longer like|don't care for)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("likes.{}", slug(v)), "dislikes", format!("User dislikes {v}."), 0.5)
-        }),
-        rule(&format!(r"\b(?:{{I_AM}}\s+not\s+(?:a\s+|really\s+a\s+)?(?:big\s+)?fan of)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("likes.{}", slug(v)), "dislikes", format!("User dislikes {v}."), 0.5)
-        }),
-        rule(&format!(r"\bi\s+(?:really\s+|absolutely\s+|totally\s+|just\s+|also\s+|still\s+)?(?:love|like|enjoy|adore)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            let lower = v.to_lowercase();
-            if lower.starts_with("to think") || lower.starts_with("it ") || lower == "it" || lower == "that" || lower == "this" {
-                return None;
-            }
-            fact(format!("likes.{}", slug(v)), "likes", format!("User likes {v}."), 0.5)
-        }),
-        rule(&format!(r"\b(?:{{I_AM}}\s+(?:really\s+)?(?:into|a (?:big |huge )?fan of|passionate about|obsessed with))\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("likes.{}", slug(v)), "likes", format!("User likes {v}."), 0.5)
-        }),
-        rule(&format!(r"\bmy\s+(?:all-time\s+)?favou?rite\s+(?P<what>[\p{{L}} ]{{2,30}}?)\s+(?:is|are)\s+{THING}{{END}}"), |c, _| {
-            let what = value(c, "what")?;
-            let v = value(c, "v")?;
-            fact(format!("favorite.{}", slug(what)), v, format!("User's favourite {what} is {v}."), 0.6)
-        }),
-        rule(&format!(r"\b(?:i|i'd|i\s+would)\s+(?:much\s+|really\s+|generally\s+|usually\s+)?(?:prefer|rather have)\s+{THING}(?:\s+(?:over|to|instead of|rather than)\s+(?P<o>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            let statement = match value(c, "o") {
-                Some(o) => format!("User prefers {v} over {o}."),
-                None => format!("User prefers {v}."),
-            };
-            fact(format!("preference.{}", slug(v)), v, statement, 0.6)
-        }),
+        rule(
+            &format!(
+                r"\bi\s+(?:really\s+|absolutely\s+|totally\s+|just\s+|also\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|no longer like|don't care for)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("likes.{}", slug(v)),
+                    "dislikes",
+                    format!("User dislikes {v}."),
+                    0.5,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:{{I_AM}}\s+not\s+(?:a\s+|really\s+a\s+)?(?:big\s+)?fan of)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("likes.{}", slug(v)),
+                    "dislikes",
+                    format!("User dislikes {v}."),
+                    0.5,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\bi\s+(?:really\s+|absolutely\s+|totally\s+|just\s+|also\s+|still\s+)?(?:love|like|enjoy|adore)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                let lower = v.to_lowercase();
+                if lower.starts_with("to think")
+                    || lower.starts_with("it ")
+                    || lower == "it"
+                    || lower == "that"
+                    || lower == "this"
+                {
+                    return None;
+                }
+                fact(
+                    format!("likes.{}", slug(v)),
+                    "likes",
+                    format!("User likes {v}."),
+                    0.5,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:{{I_AM}}\s+(?:really\s+)?(?:into|a (?:big |huge )?fan of|passionate about|obsessed with))\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("likes.{}", slug(v)),
+                    "likes",
+                    format!("User likes {v}."),
+                    0.5,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\bmy\s+(?:all-time\s+)?favou?rite\s+(?P<what>[\p{{L}} ]{{2,30}}?)\s+(?:is|are)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let what = value(c, "what")?;
+                let v = value(c, "v")?;
+                fact(
+                    format!("favorite.{}", slug(what)),
+                    v,
+                    format!("User's favourite {what} is {v}."),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:i|i'd|i\s+would)\s+(?:much\s+|really\s+|generally\s+|usually\s+)?(?:prefer|rather have)\s+{THING}(?:\s+(?:over|to|instead of|rather than)\s+(?P<o>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                let statement = match value(c, "o") {
+                    Some(o) => format!("User prefers {v} over {o}."),
+                    None => format!("User prefers {v}."),
+                };
+                fact(format!("preference.{}", slug(v)), v, statement, 0.6)
+            },
+        ),
         // Diet and allergies.
-        rule(r"\b(?:i am|i'm|im)\s+(?:a\s+|an\s+|now\s+|strictly\s+|strict\s+|mostly\s+)*(?P<v>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|flexitarian|halal|kosher)\b", |c, _| {
-            let v = value(c, "v")?.to_lowercase();
-            fact("diet", &v, format!("User is {}.", with_article_diet(&v)), 0.8)
-        }),
-        rule(&format!(r"\bi\s+(?:don't|do not|never|can't|cannot|can not|no longer|won't)\s+eat\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("diet.avoids.{}", slug(v)), v, format!("User does not eat {v}."), 0.8)
-        }),
-        rule(&format!(r"\b(?:{{I_AM}}\s+(?:severely\s+|very\s+|mildly\s+)?allergic\s+to|i\s+have\s+an?\s+allergy\s+to)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("allergy.{}", slug(v)), v, format!("User is allergic to {v}."), 0.9)
-        }),
-        rule(r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|mild\s+)?(?P<v>[\p{L}]+)\s+allergy\b", |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("allergy.{}", slug(v)), v, format!("User is allergic to {v}."), 0.9)
-        }),
+        rule(
+            r"\b(?:i am|i'm|im)\s+(?:a\s+|an\s+|now\s+|strictly\s+|strict\s+|mostly\s+)*(?P<v>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|lactose[- ]intolerant|flexitarian|halal|kosher)\b",
+            |c, _| {
+                let v = value(c, "v")?.to_lowercase();
+                fact(
+                    "diet",
+                    &v,
+                    format!("User is {}.", with_article_diet(&v)),
+                    0.8,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\bi\s+(?:don't|do not|never|can't|cannot|can not|no longer|won't)\s+eat\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("diet.avoids.{}", slug(v)),
+                    v,
+                    format!("User does not eat {v}."),
+                    0.8,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:{{I_AM}}\s+(?:severely\s+|very\s+|mildly\s+)?allergic\s+to|i\s+have\s+an?\s+allergy\s+to)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("allergy.{}", slug(v)),
+                    v,
+                    format!("User is allergic to {v}."),
+                    0.9,
+                )
+            },
+        ),
+        rule(
+            r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|mild\s+)?(?P<v>[\p{L}]+)\s+allergy\b",
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("allergy.{}", slug(v)),
+                    v,
+                    format!("User is allergic to {v}."),
+                    0.9,
+                )
+            },
+        ),
         // Family.
-        rule(&format!(r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"), |c, ctx| {
-            let rel = singular(c.name("rel")?.as_str());
-            let v = value(c, "v")?;
-            is_name_like(v, ctx).then_some(())?;
-            fact(format!("family.{}.name", slug(&rel)), v, format!("User's {rel} is named {v}."), 0.7)
-        }),
-        rule(&format!(r"\bi\s+have\s+(?:an?\s+)?(?:(?:older|younger|little|big|twin)\s+)?(?P<rel>{RELATIONS})\s+(?:called|named)\s+{NAME}{{END}}"), |c, _| {
-            let rel = singular(c.name("rel")?.as_str());
-            let v = value(c, "v")?;
-            fact(format!("family.{}.name", slug(&rel)), v, format!("User's {rel} is named {v}."), 0.7)
-        }),
-        rule(r"\bi\s+have\s+(?P<n>\d+|one|two|three|four|five|six|no)\s+(?P<rel>kids|children|sons|daughters|brothers|sisters|siblings|grandchildren)\b", |c, _| {
-            let n = c.name("n")?.as_str().to_lowercase();
-            let rel = singular(c.name("rel")?.as_str());
-            fact(format!("family.{}.count", slug(&rel)), &n, format!("User has {n} {}.", c.name("rel")?.as_str().to_lowercase()), 0.6)
-        }),
-        rule(r"\b(?:i am|i'm|im)\s+(?:now\s+|happily\s+|recently\s+|just\s+|newly\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)\b", |c, _| {
-            let v = value(c, "v")?.to_lowercase();
-            fact("relationship.status", &v, format!("User is {v}."), 0.6)
-        }),
+        rule(
+            &format!(
+                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
+            ),
+            |c, ctx| {
+                let rel = singular(c.name("rel")?.as_str());
+                let v = value(c, "v")?;
+                is_name_like(v, ctx).then_some(())?;
+                fact(
+                    format!("family.{}.name", slug(&rel)),
+                    v,
+                    format!("User's {rel} is named {v}."),
+                    0.7,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\bi\s+have\s+(?:an?\s+)?(?:(?:older|younger|little|big|twin)\s+)?(?P<rel>{RELATIONS})\s+(?:called|named)\s+{NAME}{{END}}"
+            ),
+            |c, _| {
+                let rel = singular(c.name("rel")?.as_str());
+                let v = value(c, "v")?;
+                fact(
+                    format!("family.{}.name", slug(&rel)),
+                    v,
+                    format!("User's {rel} is named {v}."),
+                    0.7,
+                )
+            },
+        ),
+        rule(
+            r"\bi\s+have\s+(?P<n>\d+|one|two|three|four|five|six|no)\s+(?P<rel>kids|children|sons|daughters|brothers|sisters|siblings|grandchildren)\b",
+            |c, _| {
+                let n = c.name("n")?.as_str().to_lowercase();
+                let rel = singular(c.name("rel")?.as_str());
+                fact(
+                    format!("family.{}.count", slug(&rel)),
+                    &n,
+                    format!("User has {n} {}.", c.name("rel")?.as_str().to_lowercase()),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            r"\b(?:i am|i'm|im)\s+(?:now\s+|happily\s+|recently\s+|just\s+|newly\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)\b",
+            |c, _| {
+                let v = value(c, "v")?.to_lowercase();
+                fact("relationship.status", &v, format!("User is {v}."), 0.6)
+            },
+        ),
         // Pets.
-        rule(&format!(r"\bmy\s+(?P<sp>{SPECIES})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"), |c, ctx| {
-            let sp = singular(c.name("sp")?.as_str());
-            let v = value(c, "v")?;
-            is_name_like(v, ctx).then_some(())?;
-            fact(format!("pet.{}.name", slug(&sp)), v, format!("User has a {sp} named {v}."), 0.6)
-        }),
-        rule(&format!(r"\b(?:i|we)\s+(?:have|have got|got|adopted)\s+(?:an?|one|two|three|\d+)\s+(?:\p{{L}}+\s+)?(?P<sp>{SPECIES})(?:e?s)?\s+(?:called|named)\s+{NAME}{{END}}"), |c, _| {
-            let sp = singular(c.name("sp")?.as_str());
-            let v = value(c, "v")?;
-            fact(format!("pet.{}.name", slug(&sp)), v, format!("User has a {sp} named {v}."), 0.6)
-        }),
-        rule(&format!(r"\b(?:i|we)\s+(?:have|have got|own|got|adopted)\s+(?P<n>an?|one|two|three|four|\d+)\s+(?:(?:\p{{L}}+\s+)?)(?P<sp>{SPECIES})(?:e?s)?\b"), |c, ctx| {
-            if ctx.clause.to_lowercase().contains("called") || ctx.clause.to_lowercase().contains("named") {
-                return None; // the named-pet rule covers it
-            }
-            let sp = singular(c.name("sp")?.as_str());
-            let n = c.name("n")?.as_str().to_lowercase();
-            let statement = if n == "a" || n == "an" || n == "one" { format!("User has a {sp}.") } else { format!("User has {n} {sp}s.") };
-            fact(format!("pet.{}", slug(&sp)), &n, statement, 0.5)
-        }),
+        rule(
+            &format!(
+                r"\bmy\s+(?P<sp>{SPECIES})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
+            ),
+            |c, ctx| {
+                let sp = singular(c.name("sp")?.as_str());
+                let v = value(c, "v")?;
+                is_name_like(v, ctx).then_some(())?;
+                fact(
+                    format!("pet.{}.name", slug(&sp)),
+                    v,
+                    format!("User has a {sp} named {v}."),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:i|we)\s+(?:have|have got|got|adopted)\s+(?:an?|one|two|three|\d+)\s+(?:\p{{L}}+\s+)?(?P<sp>{SPECIES})(?:e?s)?\s+(?:called|named)\s+{NAME}{{END}}"
+            ),
+            |c, _| {
+                let sp = singular(c.name("sp")?.as_str());
+                let v = value(c, "v")?;
+                fact(
+                    format!("pet.{}.name", slug(&sp)),
+                    v,
+                    format!("User has a {sp} named {v}."),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:i|we)\s+(?:have|have got|own|got|adopted)\s+(?P<n>an?|one|two|three|four|\d+)\s+(?:(?:\p{{L}}+\s+)?)(?P<sp>{SPECIES})(?:e?s)?\b"
+            ),
+            |c, ctx| {
+                if ctx.clause.to_lowercase().contains("called")
+                    || ctx.clause.to_lowercase().contains("named")
+                {
+                    return None; // the named-pet rule covers it
+                }
+                let sp = singular(c.name("sp")?.as_str());
+                let n = c.name("n")?.as_str().to_lowercase();
+                let statement = if n == "a" || n == "an" || n == "one" {
+                    format!("User has a {sp}.")
+                } else {
+                    format!("User has {n} {sp}s.")
+                };
+                fact(format!("pet.{}", slug(&sp)), &n, statement, 0.5)
+            },
+        ),
         // Projects, tools, learning, languages.
-        rule(&format!(r"\b(?:{{I_AM}}|we're|we are)\s+(?:currently\s+|still\s+|now\s+)?(?:working on|building|developing|writing|making)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("project.{}", slug(v)), v, format!("User is working on {v}."), 0.6)
-        }),
-        rule(&format!(r"\bmy\s+(?:current\s+|main\s+|side\s+)?project\s+is\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("project.{}", slug(v)), v, format!("User is working on {v}."), 0.6)
-        }),
-        rule(&format!(r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|switched to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            let statement = match value(c, "p") {
-                Some(p) => format!("User uses {v} for {p}."),
-                None => format!("User uses {v}."),
-            };
-            fact(format!("tool.{}", slug(v)), v, statement, 0.5)
-        }),
-        rule(&format!(r"\b{{I_AM}}\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("learning.{}", slug(v)), v, format!("User is learning {v}."), 0.5)
-        }),
-        rule(&format!(r"\b(?:i\s+(?:also\s+)?speak|{{I_AM}}\s+fluent\s+in)\s+{THING}{{END}}"), |c, _| {
-            let v = value(c, "v")?;
-            fact(format!("language.{}", slug(v)), v, format!("User speaks {v}."), 0.5)
-        }),
+        rule(
+            &format!(
+                r"\b(?:{{I_AM}}|we're|we are)\s+(?:currently\s+|still\s+|now\s+)?(?:working on|building|developing|writing|making)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("project.{}", slug(v)),
+                    v,
+                    format!("User is working on {v}."),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            &format!(r"\bmy\s+(?:current\s+|main\s+|side\s+)?project\s+is\s+{THING}{{END}}"),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("project.{}", slug(v)),
+                    v,
+                    format!("User is working on {v}."),
+                    0.6,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|switched to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                let statement = match value(c, "p") {
+                    Some(p) => format!("User uses {v} for {p}."),
+                    None => format!("User uses {v}."),
+                };
+                fact(format!("tool.{}", slug(v)), v, statement, 0.5)
+            },
+        ),
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"
+            ),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("learning.{}", slug(v)),
+                    v,
+                    format!("User is learning {v}."),
+                    0.5,
+                )
+            },
+        ),
+        rule(
+            &format!(r"\b(?:i\s+(?:also\s+)?speak|{{I_AM}}\s+fluent\s+in)\s+{THING}{{END}}"),
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    format!("language.{}", slug(v)),
+                    v,
+                    format!("User speaks {v}."),
+                    0.5,
+                )
+            },
+        ),
     ]
 });
 
@@ -278,7 +620,11 @@ fn with_article(v: &str) -> String {
     if lower.starts_with("a ") || lower.starts_with("an ") {
         return v.to_owned();
     }
-    let article = if lower.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    let article = if lower.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
     format!("{article} {v}")
 }
 
@@ -295,17 +641,23 @@ static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Splits a message into clauses: sentences, and "… and I …" joins.
-pub(crate) fn clauses(text: &str) -> Vec<&str> {
+pub fn clauses(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     for c in CLAUSE_BREAK.captures_iter(text) {
         let whole = c.get(0).map(|m| m.range()).unwrap_or(0..0);
-        let next = c.name("p").or_else(|| c.name("q")).map_or(whole.end, |m| m.start());
+        let next = c
+            .name("p")
+            .or_else(|| c.name("q"))
+            .map_or(whole.end, |m| m.start());
         out.push(&text[start..whole.start]);
         start = next;
     }
     out.push(&text[start..]);
-    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
+    out.into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// Extracts facts with patterns; stateless and deterministic.
@@ -333,11 +685,15 @@ fn extract_clause(clause: &str, index: usize, said_at: DateTime<Utc>) -> Vec<Can
     let mut found: Vec<Candidate> = Vec::new();
     for rule in RULES.iter() {
         for caps in rule.pattern.captures_iter(clause) {
-            let Some(f) = (rule.build)(&caps, &ctx) else { continue };
+            let Some(f) = (rule.build)(&caps, &ctx) else {
+                continue;
+            };
             if found.iter().any(|c| c.attribute == f.attribute) {
                 continue; // the earlier, more specific rule already spoke
             }
-            let expires_at = f.default_ttl.map(|ttl| expiry_hint(clause, said_at).unwrap_or(said_at + ttl));
+            let expires_at = f
+                .default_ttl
+                .map(|ttl| expiry_hint(clause, said_at).unwrap_or(said_at + ttl));
             found.push(Candidate {
                 statement: f.statement,
                 kind: MemoryKind::Semantic,
@@ -373,7 +729,17 @@ mod tests {
 
     #[test]
     fn clauses_split_on_sentences_and_first_person_joins() {
-        assert_eq!(clauses("I live in Leeds and I work at Acme. I like tea and biscuits!"), ["I live in Leeds", "I work at Acme", "I like tea and biscuits"]);
-        assert_eq!(clauses("My cat is Tom, my dog is Rex"), ["My cat is Tom", "my dog is Rex"]);
+        assert_eq!(
+            clauses("I live in Leeds and I work at Acme. I like tea and biscuits!"),
+            [
+                "I live in Leeds",
+                "I work at Acme",
+                "I like tea and biscuits"
+            ]
+        );
+        assert_eq!(
+            clauses("My cat is Tom, my dog is Rex"),
+            ["My cat is Tom", "my dog is Rex"]
+        );
     }
 }

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use engram_api::ApiConfig;
-use engram_core::Embedder;
+use engram_core::{Embedder, ManualClock};
 use engram_store::Store;
+use engram_worker::WorkerConfig;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -31,6 +32,10 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub pool: PgPool,
     pub client: reqwest::Client,
+    /// The server's clock: tests move it to expire memories.
+    pub clock: Arc<ManualClock>,
+    /// Stops the background workers when sent `true`.
+    pub stop_workers: tokio::sync::watch::Sender<bool>,
 }
 
 pub async fn spawn_app(pool: PgPool) -> TestApp {
@@ -38,9 +43,37 @@ pub async fn spawn_app(pool: PgPool) -> TestApp {
 }
 
 pub async fn spawn_app_with(pool: PgPool, config: ApiConfig) -> TestApp {
-    let (state, _usage) = engram_server::prepare(Store::new(pool.clone()), embedder(), config, KEY)
-        .await
-        .expect("state prepares");
+    spawn_app_full(pool, config, fast_workers(1)).await
+}
+
+/// Workers that poll often and retry quickly, for tests.
+pub fn fast_workers(workers: usize) -> WorkerConfig {
+    WorkerConfig {
+        workers,
+        lease: std::time::Duration::from_secs(30),
+        poll_interval: std::time::Duration::from_millis(50),
+        backoff_base: std::time::Duration::from_millis(50),
+        max_backoff: std::time::Duration::from_millis(200),
+    }
+}
+
+pub async fn spawn_app_full(pool: PgPool, config: ApiConfig, workers: WorkerConfig) -> TestApp {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn,sqlx=error")
+        .try_init();
+    let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+    let store = Store::new(pool.clone());
+    let (state, _usage) =
+        engram_server::prepare(store.clone(), embedder(), config, KEY, clock.clone())
+            .await
+            .expect("state prepares");
+    let (stop_workers, stopped) = tokio::sync::watch::channel(false);
+    engram_worker::spawn_workers(
+        engram_server::pipeline(store, embedder(), clock.clone()),
+        workers,
+        stopped,
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("binds");
@@ -54,6 +87,8 @@ pub async fn spawn_app_with(pool: PgPool, config: ApiConfig) -> TestApp {
         addr,
         pool,
         client: reqwest::Client::new(),
+        clock,
+        stop_workers,
     }
 }
 

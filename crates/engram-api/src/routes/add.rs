@@ -1,0 +1,333 @@
+//! `POST /v1/memories`: verbatim (`infer: false`, 201) or through background
+//! extraction (`infer: true`, 202 with a job, or the job's results with `wait`).
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use chrono::{DateTime, Utc};
+use engram_core::extract::{ExtractionRequest, InputMessage, Role as CoreRole};
+use engram_core::policy::{instruction_reason, redact_secrets};
+use engram_core::{validate, JobStatus, MemoryKind, NewMemory, Scope, Source, SourceType};
+use engram_store::NewJob;
+
+use super::memories::embed_all;
+use crate::dto::{self, *};
+use crate::error::ApiError;
+use crate::extract::ApiJson;
+use crate::state::{AppState, Caller};
+
+/// One input message after validation.
+struct Said {
+    role: Role,
+    content: String,
+    created_at: Option<DateTime<Utc>>,
+}
+
+/// The fields every add shares, validated.
+struct AddCommon {
+    scope: Scope,
+    importance: f32,
+    metadata: serde_json::Value,
+    expires_at: Option<DateTime<Utc>>,
+    source: Option<Source>,
+    said: Vec<Said>,
+    from_messages: bool,
+}
+
+fn validate_add(state: &AppState, req: &AddMemoriesRequest) -> Result<AddCommon, ApiError> {
+    let limits = &state.config.limits;
+    let now = state.clock.now();
+    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
+    let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
+    let metadata =
+        dto::metadata(req.metadata.clone(), limits)?.unwrap_or_else(|| serde_json::json!({}));
+    let expires_at = match (req.expires_at, req.ttl_seconds) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "give expires_at or ttl_seconds, not both",
+            ))
+        }
+        (Some(at), None) if at <= now => {
+            return Err(ApiError::validation("expires_at", "must be in the future"))
+        }
+        (Some(at), None) => Some(at),
+        (None, Some(ttl)) if !(1..=100 * 365 * 86_400).contains(&ttl) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "must be between 1 and 3153600000",
+            ))
+        }
+        (None, Some(ttl)) => Some(now + chrono::Duration::seconds(ttl)),
+        (None, None) => None,
+    };
+    if let Some(r) = req.source.as_ref().and_then(|s| s.source_ref.as_ref()) {
+        validate::identifier("source.ref", r, limits)?;
+    }
+    let said = match (&req.messages, &req.text) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "text",
+                "give messages or text, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(ApiError::validation(
+                "messages",
+                "messages or text is required",
+            ))
+        }
+        (None, Some(text)) => vec![Said {
+            role: Role::User,
+            content: validate::content("text", text, limits)?,
+            created_at: None,
+        }],
+        (Some(messages), None) => {
+            if messages.is_empty() {
+                return Err(ApiError::validation("messages", "must not be empty"));
+            }
+            if messages.len() > limits.max_messages {
+                return Err(ApiError::validation(
+                    "messages",
+                    format!("at most {} messages per request", limits.max_messages),
+                ));
+            }
+            let mut said = Vec::with_capacity(messages.len());
+            for (i, m) in messages.iter().enumerate() {
+                let content =
+                    validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
+                said.push(Said {
+                    role: m.role,
+                    content,
+                    created_at: m.created_at,
+                });
+            }
+            said
+        }
+    };
+    let source = req.source.as_ref().map(|s| Source {
+        source_type: s.source_type,
+        source_ref: s.source_ref.clone(),
+    });
+    Ok(AddCommon {
+        scope,
+        importance,
+        metadata,
+        expires_at,
+        source,
+        said,
+        from_messages: req.messages.is_some(),
+    })
+}
+
+pub async fn add_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<AddMemoriesRequest>,
+) -> Result<Response, ApiError> {
+    let common = validate_add(&state, &req)?;
+    if req.infer.unwrap_or(true) {
+        return add_inferred(state, caller, headers, req, common).await;
+    }
+    for (field, set) in [
+        ("wait", req.wait.is_some()),
+        ("store_raw", req.store_raw.is_some()),
+    ] {
+        if set {
+            return Err(ApiError::validation(field, "applies only with infer: true"));
+        }
+    }
+    let user_said: Vec<&Said> = common
+        .said
+        .iter()
+        .filter(|s| s.role == Role::User)
+        .collect();
+    if user_said.is_empty() {
+        return Err(ApiError::validation(
+            "messages",
+            "with infer: false, at least one message must have role user",
+        ));
+    }
+    // Verbatim messages are episodic and stated by the user; a text is a fact from the app.
+    let kind = req.kind.unwrap_or(if common.from_messages {
+        MemoryKind::Episodic
+    } else {
+        MemoryKind::Semantic
+    });
+    let source = common.source.clone().unwrap_or(Source {
+        source_type: if common.from_messages {
+            SourceType::UserStated
+        } else {
+            SourceType::Api
+        },
+        source_ref: None,
+    });
+    let memories: Vec<NewMemory> = user_said
+        .into_iter()
+        .map(|s| NewMemory {
+            scope: common.scope.clone(),
+            kind,
+            content: s.content.clone(),
+            importance: common.importance,
+            source: source.clone(),
+            metadata: common.metadata.clone(),
+            pinned: req.pinned.unwrap_or(false),
+            expires_at: common.expires_at,
+            created_at: s.created_at,
+        })
+        .collect();
+    let results = store_verbatim(&state, &caller, memories).await?;
+    Ok((StatusCode::CREATED, Json(AddMemoriesResponse { results })).into_response())
+}
+
+/// Embeds in one batch and stores in one statement.
+async fn store_verbatim(
+    state: &AppState,
+    caller: &Caller,
+    memories: Vec<NewMemory>,
+) -> Result<Vec<AddResult>, ApiError> {
+    let texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
+    let vectors = embed_all(state, &texts).await?;
+    let items: Vec<(NewMemory, Vec<f32>)> = memories.into_iter().zip(vectors).collect();
+    let outcomes = state
+        .store
+        .insert_memories(caller.tenant_id, &items, &caller.actor)
+        .await?;
+    Ok(outcomes
+        .into_iter()
+        .map(|o| AddResult {
+            id: o.id,
+            memory: o.content,
+            event: o.event,
+        })
+        .collect())
+}
+
+async fn add_inferred(
+    state: AppState,
+    caller: Caller,
+    headers: HeaderMap,
+    req: AddMemoriesRequest,
+    common: AddCommon,
+) -> Result<Response, ApiError> {
+    let limits = &state.config.limits;
+    let idempotency_key = match headers.get("idempotency-key") {
+        Some(v) => {
+            let v = v
+                .to_str()
+                .map_err(|_| ApiError::validation("Idempotency-Key", "must be visible ASCII"))?;
+            Some(validate::identifier("Idempotency-Key", v, limits)?)
+        }
+        None => None,
+    };
+    let now = state.clock.now();
+    // Secrets are redacted before anything is written, so neither the job
+    // payload nor a raw memory ever holds one.
+    let messages: Vec<InputMessage> = common
+        .said
+        .iter()
+        .map(|s| InputMessage {
+            role: match s.role {
+                Role::User => CoreRole::User,
+                Role::Assistant => CoreRole::Assistant,
+                Role::System => CoreRole::System,
+                Role::Tool => CoreRole::Tool,
+            },
+            content: redact_secrets(&s.content),
+            created_at: s.created_at.unwrap_or(now),
+        })
+        .collect();
+    let request = ExtractionRequest {
+        messages: messages.clone(),
+        source: common.source.clone().unwrap_or(Source {
+            source_type: SourceType::UserStated,
+            source_ref: None,
+        }),
+        allow_sensitive: req.allow_sensitive.unwrap_or(false),
+        trusted: req.trusted.unwrap_or(false),
+    };
+    let raw: Vec<NewMemory> = if req.store_raw.unwrap_or(false) {
+        messages
+            .iter()
+            .filter(|m| m.role == CoreRole::User && instruction_reason(&m.content).is_none())
+            .map(|m| NewMemory {
+                scope: common.scope.clone(),
+                kind: MemoryKind::Episodic,
+                content: m.content.clone(),
+                importance: common.importance,
+                source: Source {
+                    source_type: SourceType::UserStated,
+                    source_ref: request.source.source_ref.clone(),
+                },
+                metadata: common.metadata.clone(),
+                pinned: false,
+                expires_at: common.expires_at,
+                created_at: Some(m.created_at),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let texts: Vec<String> = raw.iter().map(|m| m.content.clone()).collect();
+    let vectors = if texts.is_empty() {
+        Vec::new()
+    } else {
+        embed_all(&state, &texts).await?
+    };
+    let raw_items: Vec<(NewMemory, Vec<f32>)> = raw.into_iter().zip(vectors).collect();
+    let job = NewJob {
+        scope: common.scope.clone(),
+        payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        idempotency_key,
+        max_attempts: state.config.job_max_attempts,
+    };
+    let enqueued = state
+        .store
+        .enqueue_extraction(caller.tenant_id, &job, &raw_items, &caller.actor)
+        .await?;
+    let raw_results = enqueued
+        .raw
+        .into_iter()
+        .map(|o| AddResult {
+            id: o.id,
+            memory: o.content,
+            event: o.event,
+        })
+        .collect();
+
+    if req.wait.unwrap_or(false) {
+        let deadline = tokio::time::Instant::now() + state.config.add_wait_timeout;
+        loop {
+            let job = state
+                .store
+                .get_job(caller.tenant_id, enqueued.job_id)
+                .await?;
+            if matches!(job.status(), JobStatus::Done | JobStatus::Failed) {
+                return Ok((StatusCode::OK, Json(JobOut::from(job))).into_response());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    let status = if enqueued.created {
+        JobStatus::Queued
+    } else {
+        state
+            .store
+            .get_job(caller.tenant_id, enqueued.job_id)
+            .await?
+            .status()
+    };
+    let body = AddJobResponse {
+        job_id: enqueued.job_id,
+        status,
+        raw: raw_results,
+    };
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+}

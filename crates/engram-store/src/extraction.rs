@@ -1,0 +1,328 @@
+//! Applying an extraction job's decisions: one transaction per job, holding an
+//! advisory lock on the scope so two jobs for one user never decide against the
+//! same stale view, and completing the job in the same commit (a crash before it
+//! leaves nothing half-applied; the job simply runs again).
+
+use chrono::{DateTime, Utc};
+use engram_core::decide::Known;
+use engram_core::extract::Candidate;
+use engram_core::{Scope, Source, SourceType};
+use pgvector::Vector;
+use serde_json::Value;
+use sqlx::{Postgres, Transaction};
+use uuid::Uuid;
+
+use crate::{Store, StoreError};
+
+/// Everything recorded with a fact besides the candidate itself.
+#[derive(Debug, Clone)]
+pub struct FactContext {
+    pub job_id: Uuid,
+    pub source: Source,
+    pub source_message: String,
+    pub said_at: DateTime<Utc>,
+    pub extractor: String,
+    pub model: Option<String>,
+    pub prompt_version: Option<String>,
+    pub actor: String,
+}
+
+pub struct ExtractionTx {
+    tx: Transaction<'static, Postgres>,
+    tenant: Uuid,
+    scope: Scope,
+    job_id: Uuid,
+    now: DateTime<Utc>,
+}
+
+impl Store {
+    /// Starts applying a job's results for `scope` (user and agent; facts are not
+    /// tied to a session).
+    pub async fn begin_extraction(
+        &self,
+        tenant: Uuid,
+        scope: Scope,
+        job_id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<ExtractionTx, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind(format!(
+                "{tenant}/{}/{}",
+                scope.user_id.as_deref().unwrap_or(""),
+                scope.agent_id.as_deref().unwrap_or("")
+            ))
+            .execute(&mut *tx)
+            .await?;
+        Ok(ExtractionTx {
+            tx,
+            tenant,
+            scope: Scope {
+                session_id: None,
+                ..scope
+            },
+            job_id,
+            now,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct KnownRow {
+    id: Uuid,
+    content: String,
+    subject: Option<String>,
+    attribute: Option<String>,
+    value: Option<String>,
+    source_type: String,
+    similarity: f64,
+}
+
+impl ExtractionTx {
+    fn scope_sql(&self) -> &'static str {
+        "tenant_id = $1 AND user_id IS NOT DISTINCT FROM $2 AND agent_id IS NOT DISTINCT FROM $3
+         AND deleted_at IS NULL AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > $4)"
+    }
+
+    /// Live memories of the scope with the candidate's subject and attribute,
+    /// plus its `neighbours` nearest by meaning.
+    pub async fn known(
+        &mut self,
+        candidate: &Candidate,
+        embedding: &[f32],
+        neighbours: i64,
+    ) -> Result<Vec<Known>, StoreError> {
+        let scope = self.scope_sql();
+        let rows: Vec<KnownRow> = sqlx::query_as(&format!(
+            "WITH near AS (
+                SELECT id FROM memories WHERE {scope} ORDER BY embedding <=> $7 LIMIT $8
+             )
+             SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
+             FROM memories
+             WHERE {scope} AND ((subject = $5 AND attribute = $6) OR id IN (SELECT id FROM near))"
+        ))
+        .bind(self.tenant)
+        .bind(&self.scope.user_id)
+        .bind(&self.scope.agent_id)
+        .bind(self.now)
+        .bind(&candidate.subject)
+        .bind(&candidate.attribute)
+        .bind(Vector::from(embedding.to_vec()))
+        .bind(neighbours)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| Known {
+                id: r.id,
+                content: r.content,
+                subject: r.subject,
+                attribute: r.attribute,
+                value: r.value,
+                source_type: SourceType::parse(&r.source_type).unwrap_or(SourceType::Api),
+                similarity: r.similarity as f32,
+            })
+            .collect())
+    }
+
+    /// Inserts a fact; returns its id, or `None` when the same text is already a
+    /// live memory of the scope (a race the unique index settles).
+    pub async fn add(
+        &mut self,
+        c: &Candidate,
+        embedding: &[f32],
+        ctx: &FactContext,
+        event_reason: &str,
+    ) -> Result<Option<Uuid>, StoreError> {
+        let id = Uuid::now_v7();
+        let inserted: Option<Uuid> = sqlx::query_scalar(
+            "INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, kind, subject, attribute, value,
+                 content, embedding, content_hash, importance, sensitivity, source_type, source_ref, confidence,
+                 expires_at, created_at, updated_at, job_id, extractor, model, prompt_version)
+             VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+             ON CONFLICT DO NOTHING
+             RETURNING id",
+        )
+        .bind(self.tenant)
+        .bind(id)
+        .bind(&self.scope.user_id)
+        .bind(&self.scope.agent_id)
+        .bind(c.kind.as_str())
+        .bind(&c.subject)
+        .bind(&c.attribute)
+        .bind(&c.value)
+        .bind(&c.statement)
+        .bind(Vector::from(embedding.to_vec()))
+        .bind(engram_core::content_hash(&c.statement))
+        .bind(c.importance)
+        .bind(&c.sensitivity)
+        .bind(ctx.source.source_type.as_str())
+        .bind(&ctx.source.source_ref)
+        .bind(c.confidence)
+        .bind(c.expires_at)
+        .bind(ctx.said_at)
+        .bind(self.now)
+        .bind(self.job_id)
+        .bind(&ctx.extractor)
+        .bind(&ctx.model)
+        .bind(&ctx.prompt_version)
+        .fetch_optional(&mut *self.tx)
+        .await?;
+        if let Some(id) = inserted {
+            self.history(id, "ADD", None, Some(&c.statement), c, ctx, event_reason)
+                .await?;
+        }
+        Ok(inserted)
+    }
+
+    /// Retires `targets` in favour of `new_id`, each with a SUPERSEDE history row.
+    pub async fn supersede(
+        &mut self,
+        targets: &[Uuid],
+        new_id: Uuid,
+        c: &Candidate,
+        ctx: &FactContext,
+        reason: &str,
+    ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let old: Vec<(Uuid, String)> = sqlx::query_as(
+            "UPDATE memories SET superseded_by = $3, updated_at = $4
+             WHERE tenant_id = $1 AND id = ANY($2) AND superseded_by IS NULL AND deleted_at IS NULL
+             RETURNING id, content",
+        )
+        .bind(self.tenant)
+        .bind(targets)
+        .bind(new_id)
+        .bind(self.now)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        for (id, content) in &old {
+            self.history(
+                *id,
+                "SUPERSEDE",
+                Some(content),
+                Some(&c.statement),
+                c,
+                ctx,
+                reason,
+            )
+            .await?;
+        }
+        Ok(old)
+    }
+
+    /// Replaces a memory's content with the merged statement (re-embedded when
+    /// the candidate's wording wins).
+    pub async fn merge(
+        &mut self,
+        target: Uuid,
+        content: &str,
+        embedding: Option<&[f32]>,
+        c: &Candidate,
+        ctx: &FactContext,
+        reason: &str,
+    ) -> Result<String, StoreError> {
+        let old: String = sqlx::query_scalar(
+            "UPDATE memories m SET content = $3, content_hash = $4, embedding = coalesce($5, m.embedding), value = $6,
+                    importance = greatest(m.importance, $7), updated_at = $8
+             FROM memories o WHERE o.tenant_id = m.tenant_id AND o.id = m.id AND m.tenant_id = $1 AND m.id = $2
+             RETURNING o.content",
+        )
+        .bind(self.tenant)
+        .bind(target)
+        .bind(content)
+        .bind(engram_core::content_hash(content))
+        .bind(embedding.map(|e| Vector::from(e.to_vec())))
+        .bind(&c.value)
+        .bind(c.importance)
+        .bind(self.now)
+        .fetch_one(&mut *self.tx)
+        .await?;
+        self.history(target, "MERGE", Some(&old), Some(content), c, ctx, reason)
+            .await?;
+        Ok(old)
+    }
+
+    /// Known again: importance reinforced, `updated_at` refreshed, history noted.
+    pub async fn reinforce(
+        &mut self,
+        target: Uuid,
+        c: &Candidate,
+        ctx: &FactContext,
+        reason: &str,
+    ) -> Result<String, StoreError> {
+        let content: String = sqlx::query_scalar(
+            "UPDATE memories SET importance = least(1, greatest(importance, $3) + 0.05), updated_at = $4
+             WHERE tenant_id = $1 AND id = $2 RETURNING content",
+        )
+        .bind(self.tenant)
+        .bind(target)
+        .bind(c.importance)
+        .bind(self.now)
+        .fetch_one(&mut *self.tx)
+        .await?;
+        self.history(
+            target,
+            "NOOP",
+            Some(&content),
+            Some(&c.statement),
+            c,
+            ctx,
+            reason,
+        )
+        .await?;
+        Ok(content)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn history(
+        &mut self,
+        memory: Uuid,
+        event: &str,
+        old: Option<&str>,
+        new: Option<&str>,
+        c: &Candidate,
+        ctx: &FactContext,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, actor, reason,
+                 created_at, job_id, source_message, extractor, model, prompt_version, confidence)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        )
+        .bind(self.tenant)
+        .bind(Uuid::now_v7())
+        .bind(memory)
+        .bind(event)
+        .bind(old)
+        .bind(new)
+        .bind(&ctx.actor)
+        .bind(reason)
+        // Wall time, not the injected clock: history orders what was recorded when.
+        .bind(Utc::now())
+        .bind(self.job_id)
+        .bind(&ctx.source_message)
+        .bind(&ctx.extractor)
+        .bind(&ctx.model)
+        .bind(&ctx.prompt_version)
+        .bind(c.confidence)
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Marks the job done with its results (payload cleared) and commits all.
+    pub async fn finish(mut self, results: &Value) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE jobs SET status = 'done', results = $3, payload = NULL, finished_at = now(),
+                    locked_by = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(self.tenant)
+        .bind(self.job_id)
+        .bind(results)
+        .execute(&mut *self.tx)
+        .await?;
+        self.tx.commit().await?;
+        Ok(())
+    }
+}

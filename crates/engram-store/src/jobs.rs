@@ -1,0 +1,207 @@
+//! Durable background jobs in Postgres.
+//!
+//! Why not apalis or underway: both keep jobs in tables of their own shape, with
+//! no tenant_id to distribute by (Citus) or to filter by (isolation), and no
+//! place to erase a user's job payloads for GDPR. The queue Engram needs is small:
+//! rows claimed with `FOR UPDATE SKIP LOCKED` under a lease, enqueued in the same
+//! transaction as the write that needs them, woken with LISTEN/NOTIFY, retried
+//! with backoff, failed visibly after `max_attempts`.
+
+use chrono::{DateTime, Utc};
+use engram_core::{JobStatus, NewMemory, Scope};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::memories::{insert_memories_in, InsertOutcome};
+use crate::{Store, StoreError};
+
+/// The channel workers LISTEN on; a NOTIFY is sent when a job is enqueued.
+pub const JOBS_CHANNEL: &str = "engram_jobs";
+
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub scope: Scope,
+    pub payload: Value,
+    pub idempotency_key: Option<String>,
+    pub max_attempts: i32,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct JobRow {
+    pub tenant_id: Uuid,
+    pub id: Uuid,
+    pub status: String,
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub payload: Option<Value>,
+    pub results: Value,
+    pub attempts: i32,
+    pub max_attempts: i32,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl JobRow {
+    pub fn status(&self) -> JobStatus {
+        JobStatus::parse(&self.status).unwrap_or(JobStatus::Queued)
+    }
+
+    pub fn scope(&self) -> Scope {
+        Scope {
+            user_id: self.user_id.clone(),
+            agent_id: self.agent_id.clone(),
+            session_id: self.session_id.clone(),
+        }
+    }
+}
+
+const JOB_COLUMNS: &str =
+    "tenant_id, id, status, user_id, agent_id, session_id, payload, results, attempts, \
+    max_attempts, last_error, created_at, updated_at, finished_at";
+
+/// What an enqueue did.
+#[derive(Debug)]
+pub struct Enqueued {
+    pub job_id: Uuid,
+    /// False when the idempotency key named an existing job (nothing was written).
+    pub created: bool,
+    /// Raw memories stored with the job (`store_raw`).
+    pub raw: Vec<InsertOutcome>,
+}
+
+impl Store {
+    /// Stores an extraction job and, in the same transaction, any raw memories.
+    /// A repeated idempotency key returns the first job and writes nothing.
+    pub async fn enqueue_extraction(
+        &self,
+        tenant: Uuid,
+        job: &NewJob,
+        raw: &[(NewMemory, Vec<f32>)],
+        actor: &str,
+    ) -> Result<Enqueued, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let id: Option<Uuid> = sqlx::query_scalar(
+            "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts)
+             VALUES ($1, $2, 'extract', $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+             RETURNING id",
+        )
+        .bind(tenant)
+        .bind(Uuid::now_v7())
+        .bind(&job.scope.user_id)
+        .bind(&job.scope.agent_id)
+        .bind(&job.scope.session_id)
+        .bind(&job.payload)
+        .bind(&job.idempotency_key)
+        .bind(job.max_attempts)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(job_id) = id else {
+            let existing: Uuid = sqlx::query_scalar(
+                "SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
+            )
+            .bind(tenant)
+            .bind(&job.idempotency_key)
+            .fetch_one(&mut *tx)
+            .await?;
+            return Ok(Enqueued {
+                job_id: existing,
+                created: false,
+                raw: Vec::new(),
+            });
+        };
+        let raw = if raw.is_empty() {
+            Vec::new()
+        } else {
+            insert_memories_in(&mut tx, tenant, raw, actor).await?
+        };
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(JOBS_CHANNEL)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Enqueued {
+            job_id,
+            created: true,
+            raw,
+        })
+    }
+
+    pub async fn get_job(&self, tenant: Uuid, id: Uuid) -> Result<JobRow, StoreError> {
+        sqlx::query_as(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE tenant_id = $1 AND id = $2"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
+    /// Takes the next runnable job (queued and due, or running with an expired
+    /// lease) for `lease_secs`, counting an attempt.
+    pub async fn claim_job(
+        &self,
+        worker: &str,
+        lease_secs: f64,
+    ) -> Result<Option<JobRow>, StoreError> {
+        let row = sqlx::query_as(&format!(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
+                    locked_until = now() + make_interval(secs => $2), updated_at = now()
+             WHERE (tenant_id, id) = (
+                 SELECT tenant_id, id FROM jobs
+                 WHERE (status = 'queued' AND run_at <= now())
+                    OR (status = 'running' AND locked_until < now())
+                 ORDER BY run_at
+                 LIMIT 1
+                 FOR UPDATE SKIP LOCKED)
+             RETURNING {JOB_COLUMNS}"
+        ))
+        .bind(worker)
+        .bind(lease_secs)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row)
+    }
+
+    /// Records a failed attempt: retried after `retry_in_secs`, or failed for
+    /// good (payload cleared, error kept) once attempts reach the maximum.
+    pub async fn fail_job(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+        error: &str,
+        retry_in_secs: f64,
+    ) -> Result<JobStatus, StoreError> {
+        let status: String = sqlx::query_scalar(
+            "UPDATE jobs SET
+                status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+                run_at = now() + make_interval(secs => $4),
+                payload = CASE WHEN attempts >= max_attempts THEN NULL ELSE payload END,
+                finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+                last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = now()
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING status",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(error)
+        .bind(retry_in_secs)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(JobStatus::parse(&status).unwrap_or(JobStatus::Failed))
+    }
+
+    /// Jobs waiting to run, and the age in seconds of the oldest.
+    pub async fn queue_depth(&self) -> Result<(i64, f64), StoreError> {
+        let (n, age): (i64, Option<f64>) = sqlx::query_as(
+            "SELECT count(*), extract(epoch FROM now() - min(created_at))::float8 FROM jobs WHERE status IN ('queued', 'running')",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok((n, age.unwrap_or(0.0)))
+    }
+}

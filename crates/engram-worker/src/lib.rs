@@ -1,0 +1,8 @@
+//! Background work: extraction jobs taken from Postgres, run through the write
+//! policy, an extractor and the decision rules, and applied in one transaction.
+
+mod pipeline;
+mod runner;
+
+pub use pipeline::{ExtractionPipeline, PipelineConfig, ResultItem};
+pub use runner::{run_one, spawn_workers, WorkerConfig};

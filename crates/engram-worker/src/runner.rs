@@ -1,0 +1,169 @@
+//! Worker loops: claim, process, record. Woken by NOTIFY on enqueue, and by a
+//! poll interval for retries that come due and leases that expire.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use engram_store::JOBS_CHANNEL;
+use sqlx::postgres::PgListener;
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+
+use crate::pipeline::ExtractionPipeline;
+
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    pub workers: usize,
+    /// How long a claimed job is held before another worker may take it.
+    pub lease: Duration,
+    pub poll_interval: Duration,
+    /// Retry delay = base * 2^(attempts-1), capped at `max_backoff`.
+    pub backoff_base: Duration,
+    pub max_backoff: Duration,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            workers: 1,
+            lease: Duration::from_secs(120),
+            poll_interval: Duration::from_secs(1),
+            backoff_base: Duration::from_secs(2),
+            max_backoff: Duration::from_secs(300),
+        }
+    }
+}
+
+fn backoff(config: &WorkerConfig, attempts: i32) -> Duration {
+    let factor = 2u32.saturating_pow(attempts.saturating_sub(1).clamp(0, 16) as u32);
+    config
+        .backoff_base
+        .saturating_mul(factor)
+        .min(config.max_backoff)
+}
+
+/// Starts `config.workers` loops (and a NOTIFY listener) until `stop` turns true.
+pub fn spawn_workers(
+    pipeline: Arc<ExtractionPipeline>,
+    config: WorkerConfig,
+    stop: watch::Receiver<bool>,
+) -> Vec<JoinHandle<()>> {
+    if config.workers == 0 {
+        return Vec::new();
+    }
+    let wake = Arc::new(Notify::new());
+    let mut handles = vec![tokio::spawn(listen(
+        pipeline.clone(),
+        wake.clone(),
+        stop.clone(),
+    ))];
+    for n in 0..config.workers {
+        let name = format!("{}-{n}", std::process::id());
+        handles.push(tokio::spawn(work(
+            pipeline.clone(),
+            config.clone(),
+            name,
+            wake.clone(),
+            stop.clone(),
+        )));
+    }
+    handles
+}
+
+async fn listen(
+    pipeline: Arc<ExtractionPipeline>,
+    wake: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        let mut listener = match PgListener::connect_with(pipeline.store.pool()).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "job listener could not connect; polling only");
+                tokio::select! { _ = tokio::time::sleep(Duration::from_secs(5)) => continue, _ = stop.changed() => return }
+            }
+        };
+        if let Err(e) = listener.listen(JOBS_CHANNEL).await {
+            tracing::warn!(error = %e, "job listener could not LISTEN");
+        }
+        loop {
+            tokio::select! {
+                n = listener.recv() => match n {
+                    Ok(_) => wake.notify_waiters(),
+                    Err(e) => { tracing::warn!(error = %e, "job listener lost its connection"); break }
+                },
+                _ = stop.changed() => return,
+            }
+        }
+    }
+}
+
+async fn work(
+    pipeline: Arc<ExtractionPipeline>,
+    config: WorkerConfig,
+    name: String,
+    wake: Arc<Notify>,
+    mut stop: watch::Receiver<bool>,
+) {
+    while !*stop.borrow() {
+        match run_one(&pipeline, &config, &name).await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "could not claim a job"),
+        }
+        tokio::select! {
+            _ = wake.notified() => {},
+            _ = tokio::time::sleep(config.poll_interval) => {},
+            _ = stop.changed() => {},
+        }
+    }
+}
+
+/// Claims and runs one job; false when none was due.
+pub async fn run_one(
+    pipeline: &ExtractionPipeline,
+    config: &WorkerConfig,
+    name: &str,
+) -> Result<bool, engram_store::StoreError> {
+    let Some(job) = pipeline
+        .store
+        .claim_job(name, config.lease.as_secs_f64())
+        .await?
+    else {
+        return Ok(false);
+    };
+    let started = std::time::Instant::now();
+    match pipeline.process(&job).await {
+        Ok(results) => {
+            tracing::info!(job = %job.id, results = results.len(), ms = started.elapsed().as_millis() as u64, "job done");
+        }
+        Err(e) => {
+            let retry = backoff(config, job.attempts);
+            let status = pipeline
+                .store
+                .fail_job(job.tenant_id, job.id, &e.to_string(), retry.as_secs_f64())
+                .await?;
+            tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed");
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let c = WorkerConfig {
+            backoff_base: Duration::from_secs(2),
+            max_backoff: Duration::from_secs(10),
+            ..Default::default()
+        };
+        assert_eq!(backoff(&c, 1), Duration::from_secs(2));
+        assert_eq!(backoff(&c, 2), Duration::from_secs(4));
+        assert_eq!(backoff(&c, 3), Duration::from_secs(8));
+        assert_eq!(backoff(&c, 4), Duration::from_secs(10));
+        assert_eq!(backoff(&c, 100), Duration::from_secs(10));
+    }
+}
