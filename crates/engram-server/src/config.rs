@@ -92,6 +92,56 @@ pub struct EmbedArgs {
     pub cache: usize,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LlmResponseFormat {
+    /// json_schema, falling back to json_object if the endpoint refuses it.
+    Auto,
+    JsonSchema,
+    JsonObject,
+}
+
+/// The LLM used for fact extraction; without a base URL, built-in rules extract.
+#[derive(Debug, Clone, Args)]
+pub struct LlmArgs {
+    /// OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (Ollama).
+    #[arg(long = "llm-base-url", env = "ENGRAM_LLM_BASE_URL")]
+    pub base_url: Option<String>,
+    #[arg(
+        long = "llm-model",
+        env = "ENGRAM_LLM_MODEL",
+        default_value = "gpt-4o-mini"
+    )]
+    pub model: String,
+    #[arg(id = "llm_api_key", long = "llm-api-key", env = "ENGRAM_LLM_API_KEY")]
+    pub api_key: Option<Secret>,
+    #[arg(
+        long = "llm-timeout-secs",
+        env = "ENGRAM_LLM_TIMEOUT_SECS",
+        default_value_t = 60
+    )]
+    pub timeout_secs: u64,
+    #[arg(long = "llm-response-format", env = "ENGRAM_LLM_RESPONSE_FORMAT", value_enum, default_value_t = LlmResponseFormat::Auto)]
+    pub response_format: LlmResponseFormat,
+}
+
+impl LlmArgs {
+    pub fn llm_config(&self) -> Option<engram_llm::LlmConfig> {
+        let base_url = self.base_url.clone()?;
+        Some(engram_llm::LlmConfig {
+            base_url,
+            api_key: self.api_key.as_ref().map(|s| s.0.clone()),
+            model: self.model.clone(),
+            timeout: std::time::Duration::from_secs(self.timeout_secs.max(1)),
+            response_format: match self.response_format {
+                LlmResponseFormat::Auto => engram_llm::ResponseFormat::Auto,
+                LlmResponseFormat::JsonSchema => engram_llm::ResponseFormat::JsonSchema,
+                LlmResponseFormat::JsonObject => engram_llm::ResponseFormat::JsonObject,
+            },
+            ..Default::default()
+        })
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct WorkerArgs {
     /// Background workers for extraction jobs (0: this process runs none).

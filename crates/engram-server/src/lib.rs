@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use engram_api::{ApiConfig, ApiKey, AppState, UsageRecorder};
-use engram_core::extract::RulesExtractor;
+use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::Store;
@@ -77,16 +77,25 @@ pub async fn prepare(
     Ok((state, usage_task))
 }
 
-/// The extraction pipeline: rules when no LLM is configured.
+/// The extractor: an LLM when one is configured, built-in rules otherwise.
+pub fn extractor(llm: &config::LlmArgs) -> Arc<dyn Extractor> {
+    match llm.llm_config() {
+        Some(config) => Arc::new(engram_llm::LlmExtractor::new(config)),
+        None => Arc::new(RulesExtractor),
+    }
+}
+
+/// The extraction pipeline the workers run.
 pub fn pipeline(
     store: Store,
     embedder: Arc<dyn Embedder>,
+    extractor: Arc<dyn Extractor>,
     clock: Arc<dyn Clock>,
 ) -> Arc<ExtractionPipeline> {
     Arc::new(ExtractionPipeline {
         store,
         embedder,
-        extractor: Arc::new(RulesExtractor),
+        extractor,
         clock,
         config: PipelineConfig::default(),
     })

@@ -5,8 +5,10 @@ use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
 use engram_core::{Clock, SystemClock};
-use engram_server::config::{DatabaseArgs, EmbedArgs, ServeArgs, WorkerArgs};
-use engram_server::{connect, embedder, pipeline, prepare, serve, shutdown_signal, telemetry};
+use engram_server::config::{DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs};
+use engram_server::{
+    connect, embedder, extractor, pipeline, prepare, serve, shutdown_signal, telemetry,
+};
 
 #[derive(Parser)]
 #[command(
@@ -45,6 +47,8 @@ struct ServeCommand {
     serve: ServeArgs,
     #[command(flatten)]
     worker: WorkerArgs,
+    #[command(flatten)]
+    llm: LlmArgs,
 }
 
 #[derive(clap::Args)]
@@ -55,6 +59,8 @@ struct WorkerCommand {
     embed: EmbedArgs,
     #[command(flatten)]
     worker: WorkerArgs,
+    #[command(flatten)]
+    llm: LlmArgs,
 }
 
 #[tokio::main]
@@ -76,11 +82,12 @@ async fn main() -> anyhow::Result<()> {
                 embed,
                 serve: args,
                 worker,
+                llm,
             } = *cmd;
             let api_key = args.api_key.clone().context(
                 "no API key: set ENGRAM_API_KEY (`make run` generates one and keeps it in .data/api-key)",
             )?;
-            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, "effective configuration");
+            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, llm = ?llm, "effective configuration");
             let store = connect(&db).await?;
             let embedder = embedder(&embed)?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -94,7 +101,7 @@ async fn main() -> anyhow::Result<()> {
             .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let workers = engram_worker::spawn_workers(
-                pipeline(store, embedder, clock),
+                pipeline(store, embedder, extractor(&llm), clock),
                 worker.worker_config(),
                 stopped,
             );
@@ -113,8 +120,13 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("stopped");
         }
         Command::Worker(cmd) => {
-            let WorkerCommand { db, embed, worker } = *cmd;
-            tracing::info!(db = ?db, embed = ?embed, worker = ?worker, "effective configuration");
+            let WorkerCommand {
+                db,
+                embed,
+                worker,
+                llm,
+            } = *cmd;
+            tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, "effective configuration");
             let store = connect(&db).await?;
             store.migrate().await.context("applying migrations")?;
             let embedder = embedder(&embed)?;
@@ -123,7 +135,7 @@ async fn main() -> anyhow::Result<()> {
                 .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let workers = engram_worker::spawn_workers(
-                pipeline(store, embedder, Arc::new(SystemClock)),
+                pipeline(store, embedder, extractor(&llm), Arc::new(SystemClock)),
                 worker.worker_config(),
                 stopped,
             );

@@ -392,7 +392,12 @@ async fn a_job_whose_worker_died_completes_after_its_lease(pool: PgPool) {
     let _ = app.stop_workers.send(true);
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     engram_worker::spawn_workers(
-        engram_server::pipeline(store, common::embedder(), app.clock.clone()),
+        engram_server::pipeline(
+            store,
+            common::embedder(),
+            Arc::new(engram_core::extract::RulesExtractor),
+            app.clock.clone(),
+        ),
         fast_workers(1),
         stopped,
     );

@@ -58,6 +58,21 @@ pub fn fast_workers(workers: usize) -> WorkerConfig {
 }
 
 pub async fn spawn_app_full(pool: PgPool, config: ApiConfig, workers: WorkerConfig) -> TestApp {
+    spawn_app_extracting(
+        pool,
+        config,
+        workers,
+        Arc::new(engram_core::extract::RulesExtractor),
+    )
+    .await
+}
+
+pub async fn spawn_app_extracting(
+    pool: PgPool,
+    config: ApiConfig,
+    workers: WorkerConfig,
+    extractor: Arc<dyn engram_core::extract::Extractor>,
+) -> TestApp {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
         .with_env_filter("warn,sqlx=error")
@@ -70,7 +85,7 @@ pub async fn spawn_app_full(pool: PgPool, config: ApiConfig, workers: WorkerConf
             .expect("state prepares");
     let (stop_workers, stopped) = tokio::sync::watch::channel(false);
     engram_worker::spawn_workers(
-        engram_server::pipeline(store, embedder(), clock.clone()),
+        engram_server::pipeline(store, embedder(), extractor, clock.clone()),
         workers,
         stopped,
     );

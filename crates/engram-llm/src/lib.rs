@@ -1,0 +1,209 @@
+//! Fact extraction with an LLM behind any OpenAI-compatible chat API (OpenAI,
+//! Ollama, vLLM, llama.cpp), through async-openai.
+//!
+//! Structured output first (`response_format: json_schema`); where the endpoint
+//! refuses it (llama.cpp's server answers 500), `json_object` with the schema in
+//! the prompt. Output is parsed tolerantly (code fences, surrounding prose),
+//! validated against hard bounds, and repaired once by showing the model its
+//! error; a second failure is an error the job reports, never a silent drop.
+
+mod output;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::Client;
+use async_trait::async_trait;
+use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
+use serde_json::{json, Value};
+
+pub use output::{output_schema, parse_facts};
+
+/// The extraction prompt; its version is recorded on every memory it creates.
+pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v1.md");
+pub const EXTRACT_PROMPT_VERSION: &str = "extract-v1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseFormat {
+    /// json_schema, falling back to json_object when the endpoint refuses it.
+    Auto,
+    JsonSchema,
+    JsonObject,
+}
+
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub model: String,
+    pub timeout: Duration,
+    pub response_format: ResponseFormat,
+    /// Facts per call; more are cut off so a small model cannot ramble.
+    pub max_facts: usize,
+    pub max_tokens: u32,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            api_key: None,
+            model: "llama3.2".into(),
+            timeout: Duration::from_secs(60),
+            response_format: ResponseFormat::Auto,
+            max_facts: 20,
+            max_tokens: 1500,
+        }
+    }
+}
+
+pub struct LlmExtractor {
+    client: Client<OpenAIConfig>,
+    config: LlmConfig,
+    /// Set once the endpoint has refused json_schema, so later calls skip it.
+    schema_refused: AtomicBool,
+}
+
+impl LlmExtractor {
+    pub fn new(config: LlmConfig) -> Self {
+        let oc = OpenAIConfig::new()
+            .with_api_base(config.base_url.trim_end_matches('/'))
+            .with_api_key(config.api_key.clone().unwrap_or_default());
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(config.timeout)
+            .build()
+            .unwrap_or_default();
+        Self {
+            client: Client::with_config(oc).with_http_client(http),
+            config,
+            schema_refused: AtomicBool::new(false),
+        }
+    }
+
+    fn system_prompt(&self) -> String {
+        EXTRACT_PROMPT
+            .replace("{max_facts}", &self.config.max_facts.to_string())
+            .replace(
+                "{schema}",
+                &output_schema(self.config.max_facts).to_string(),
+            )
+    }
+
+    fn use_schema(&self) -> bool {
+        match self.config.response_format {
+            ResponseFormat::JsonSchema => true,
+            ResponseFormat::JsonObject => false,
+            ResponseFormat::Auto => !self.schema_refused.load(Ordering::Relaxed),
+        }
+    }
+
+    async fn complete(&self, messages: &[Value], schema: bool) -> Result<String, OpenAIError> {
+        let response_format = if schema {
+            json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(self.config.max_facts)}})
+        } else {
+            json!({"type": "json_object"})
+        };
+        let request = json!({
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": 0,
+            "max_tokens": self.config.max_tokens,
+            "response_format": response_format,
+            "stream": false,
+        });
+        let response: Value = self.client.chat().create_byot(request).await?;
+        Ok(response["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned())
+    }
+
+    /// One completion, falling back from json_schema to json_object once.
+    async fn complete_with_fallback(&self, messages: &[Value]) -> Result<String, ExtractError> {
+        let schema = self.use_schema();
+        match self.complete(messages, schema).await {
+            Ok(text) => Ok(text),
+            Err(e)
+                if schema
+                    && self.config.response_format == ResponseFormat::Auto
+                    && refuses_format(&e) =>
+            {
+                tracing::warn!(error = %e, "the LLM endpoint refused json_schema; using json_object from now on");
+                self.schema_refused.store(true, Ordering::Relaxed);
+                self.complete(messages, false).await.map_err(service_error)
+            }
+            Err(e) => Err(service_error(e)),
+        }
+    }
+}
+
+/// An answer about the request (not the network): worth one try without json_schema.
+fn refuses_format(e: &OpenAIError) -> bool {
+    matches!(
+        e,
+        OpenAIError::ApiError(_) | OpenAIError::JSONDeserialize(..)
+    )
+}
+
+fn service_error(e: OpenAIError) -> ExtractError {
+    ExtractError::Service(e.to_string())
+}
+
+fn render(messages: &[InputMessage]) -> String {
+    let mut out = String::from("Messages:\n");
+    for (i, m) in messages.iter().enumerate() {
+        let role = serde_json::to_value(m.role)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "[{i}] {role} ({}): {}\n",
+            m.created_at.format("%Y-%m-%d"),
+            m.content
+        ));
+    }
+    out
+}
+
+#[async_trait]
+impl Extractor for LlmExtractor {
+    fn id(&self) -> &str {
+        "llm"
+    }
+
+    fn model(&self) -> Option<&str> {
+        Some(&self.config.model)
+    }
+
+    fn prompt_version(&self) -> Option<&str> {
+        Some(EXTRACT_PROMPT_VERSION)
+    }
+
+    async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
+        if messages.iter().all(|m| m.content.trim().is_empty()) {
+            return Ok(Vec::new());
+        }
+        let mut chat = vec![
+            json!({"role": "system", "content": self.system_prompt()}),
+            json!({"role": "user", "content": render(messages)}),
+        ];
+        let first = self.complete_with_fallback(&chat).await?;
+        match parse_facts(&first, messages, self.config.max_facts) {
+            Ok(facts) => Ok(facts),
+            Err(problem) => {
+                // One repair: show the model what was wrong.
+                tracing::info!(%problem, "LLM output invalid; asking for a repair");
+                chat.push(json!({"role": "assistant", "content": first}));
+                chat.push(json!({"role": "user", "content": format!(
+                    "That reply was not valid: {problem}. Reply again with only the corrected JSON object matching the schema."
+                )}));
+                let second = self.complete_with_fallback(&chat).await?;
+                parse_facts(&second, messages, self.config.max_facts)
+                    .map_err(|p| ExtractError::Output(format!("{p} (after one repair attempt)")))
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The shape the LLM must answer in, and tolerant, bounded parsing of it.
+
+use chrono::Duration;
+use engram_core::extract::{Candidate, InputMessage};
+use engram_core::timephrase::expiry_hint;
+use engram_core::MemoryKind;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const MAX_STATEMENT: usize = 300;
+const MAX_VALUE: usize = 200;
+const SENSITIVITY: [&str; 6] = [
+    "health",
+    "religion",
+    "politics",
+    "sexual orientation",
+    "precise location",
+    "financial hardship",
+];
+
+/// JSON schema of the answer (strict-mode compatible: every property required).
+pub fn output_schema(max_facts: usize) -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["facts"],
+        "properties": {
+            "facts": {
+                "type": "array",
+                "maxItems": max_facts,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["statement", "subject", "attribute", "value", "kind", "importance", "confidence",
+                                 "sensitivity", "valid_for_days", "stated", "message_index"],
+                    "properties": {
+                        "statement": {"type": "string", "maxLength": MAX_STATEMENT},
+                        "subject": {"type": "string", "maxLength": 60},
+                        "attribute": {"type": "string", "maxLength": 80},
+                        "value": {"type": "string", "maxLength": MAX_VALUE},
+                        "kind": {"type": "string", "enum": ["semantic", "episodic", "procedural"]},
+                        "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                        "sensitivity": {"type": ["string", "null"], "enum": [SENSITIVITY[0], SENSITIVITY[1], SENSITIVITY[2], SENSITIVITY[3], SENSITIVITY[4], SENSITIVITY[5], null]},
+                        "valid_for_days": {"type": ["integer", "null"], "minimum": 0, "maximum": 3650},
+                        "stated": {"type": "boolean"},
+                        "message_index": {"type": "integer", "minimum": 0}
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    facts: Vec<Fact>,
+}
+
+#[derive(Deserialize)]
+struct Fact {
+    statement: String,
+    #[serde(default)]
+    subject: Option<String>,
+    attribute: String,
+    value: String,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    importance: Option<f64>,
+    #[serde(default)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    sensitivity: Option<String>,
+    #[serde(default)]
+    valid_for_days: Option<i64>,
+    #[serde(default)]
+    stated: Option<bool>,
+    #[serde(default)]
+    message_index: Option<usize>,
+}
+
+/// The JSON object in `text`: code fences and prose around it are ignored.
+fn json_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    (end > start).then(|| &text[start..=end])
+}
+
+/// Parses and checks an answer. Errors say what was wrong, for the repair prompt.
+pub fn parse_facts(
+    text: &str,
+    messages: &[InputMessage],
+    max_facts: usize,
+) -> Result<Vec<Candidate>, String> {
+    let body = json_object(text).ok_or_else(|| "no JSON object found".to_owned())?;
+    let answer: Answer =
+        serde_json::from_str(body).map_err(|e| format!("invalid JSON for the schema: {e}"))?;
+    let mut problems = Vec::new();
+    let mut out = Vec::new();
+    for (n, f) in answer.facts.into_iter().take(max_facts).enumerate() {
+        let bad = |what: &str| format!("facts[{n}]: {what}");
+        let statement = f.statement.trim().to_owned();
+        let attribute = f.attribute.trim().to_lowercase();
+        if statement.is_empty() || statement.chars().count() > MAX_STATEMENT {
+            problems.push(bad("statement must be 1..300 characters"));
+            continue;
+        }
+        if attribute.is_empty()
+            || attribute.len() > 80
+            || !attribute
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+        {
+            problems.push(bad("attribute must be a lower-case dotted key"));
+            continue;
+        }
+        if f.value.trim().is_empty() || f.value.chars().count() > MAX_VALUE {
+            problems.push(bad("value must be 1..200 characters"));
+            continue;
+        }
+        let unit = |x: Option<f64>, name: &str, default: f64| match x {
+            Some(v) if (0.0..=1.0).contains(&v) => Ok(v as f32),
+            None => Ok(default as f32),
+            Some(_) => Err(bad(&format!("{name} must be between 0 and 1"))),
+        };
+        let (importance, confidence) = match (
+            unit(f.importance, "importance", 0.5),
+            unit(f.confidence, "confidence", 0.7),
+        ) {
+            (Ok(i), Ok(c)) => (i, c),
+            (Err(e), _) | (_, Err(e)) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        let index = f.message_index.unwrap_or(0);
+        let Some(message) = messages.get(index) else {
+            problems.push(bad("message_index is not a message"));
+            continue;
+        };
+        let sensitivity = f.sensitivity.filter(|s| SENSITIVITY.contains(&s.as_str()));
+        // The message's own wording bounds time more reliably than a small model.
+        let expires_at = f.valid_for_days.filter(|d| *d > 0).map(|days| {
+            let by_model = message.created_at + Duration::days(days);
+            expiry_hint(&message.content, message.created_at)
+                .map_or(by_model, |hint| hint.min(by_model))
+        });
+        out.push(Candidate {
+            statement,
+            kind: f
+                .kind
+                .as_deref()
+                .and_then(MemoryKind::parse)
+                .unwrap_or(MemoryKind::Semantic),
+            subject: f
+                .subject
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "user".into()),
+            attribute,
+            value: f.value.trim().to_owned(),
+            importance,
+            confidence,
+            sensitivity,
+            expires_at,
+            stated: f.stated.unwrap_or(true),
+            message_index: index,
+        });
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    Ok(out)
+}
