@@ -104,9 +104,14 @@ pub enum LlmResponseFormat {
 #[derive(Debug, Clone, Args)]
 pub struct LlmArgs {
     /// OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (Ollama).
-    #[arg(long = "llm-base-url", env = "ENGRAM_LLM_BASE_URL")]
+    #[arg(
+        id = "llm_base_url",
+        long = "llm-base-url",
+        env = "ENGRAM_LLM_BASE_URL"
+    )]
     pub base_url: Option<String>,
     #[arg(
+        id = "llm_model",
         long = "llm-model",
         env = "ENGRAM_LLM_MODEL",
         default_value = "gpt-4o-mini"
@@ -115,12 +120,13 @@ pub struct LlmArgs {
     #[arg(id = "llm_api_key", long = "llm-api-key", env = "ENGRAM_LLM_API_KEY")]
     pub api_key: Option<Secret>,
     #[arg(
+        id = "llm_timeout_secs",
         long = "llm-timeout-secs",
         env = "ENGRAM_LLM_TIMEOUT_SECS",
         default_value_t = 60
     )]
     pub timeout_secs: u64,
-    #[arg(long = "llm-response-format", env = "ENGRAM_LLM_RESPONSE_FORMAT", value_enum, default_value_t = LlmResponseFormat::Auto)]
+    #[arg(id = "llm_response_format", long = "llm-response-format", env = "ENGRAM_LLM_RESPONSE_FORMAT", value_enum, default_value_t = LlmResponseFormat::Auto)]
     pub response_format: LlmResponseFormat,
 }
 
