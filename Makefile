@@ -3,7 +3,7 @@
 # private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
 SHELL := /bin/bash
 
-.PHONY: run test env lint
+.PHONY: run test test-llm env lint
 
 ## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
 run: env
@@ -12,6 +12,10 @@ run: env
 ## Run every test: unit, integration (real Postgres + HTTP), parity, deployment files.
 test: env
 	@scripts/test.sh
+
+## Extraction against a real local LLM server (llama-cpp-python + Gemma 3 270M); not in CI.
+test-llm: env
+	@scripts/test-llm.sh
 
 ## Install and start Postgres + the model only.
 env:

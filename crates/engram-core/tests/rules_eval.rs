@@ -245,20 +245,48 @@ fn temporary_facts_get_an_expiry_from_their_wording() {
 /// phrasings they were not shaped by. Reported, with a low floor.
 const HELD_OUT: &[(&str, &str, &str)] = &[
     ("Folks call me Maggie.", "name", "Maggie"),
-    ("These days I live in Manchester.", "location.city", "Manchester"),
-    ("We relocated to Denver in the spring.", "location.city", "Denver"),
-    ("I'm currently employed at Deloitte.", "employer", "Deloitte"),
+    (
+        "These days I live in Manchester.",
+        "location.city",
+        "Manchester",
+    ),
+    (
+        "We relocated to Denver in the spring.",
+        "location.city",
+        "Denver",
+    ),
+    (
+        "I'm currently employed at Deloitte.",
+        "employer",
+        "Deloitte",
+    ),
     ("I got a job at Spotify!", "employer", "Spotify"),
     ("I'm an architect.", "role", "architect"),
     ("I absolutely adore sushi.", "likes.sushi", "likes"),
-    ("Honestly I can't stand country music.", "likes.country_music", "dislikes"),
+    (
+        "Honestly I can't stand country music.",
+        "likes.country_music",
+        "dislikes",
+    ),
     ("I'm pescatarian these days.", "diet", "pescatarian"),
-    ("I'm severely allergic to bee stings.", "allergy.bee_stings", "bee stings"),
+    (
+        "I'm severely allergic to bee stings.",
+        "allergy.bee_stings",
+        "bee stings",
+    ),
     ("My husband is named Karl.", "family.husband.name", "Karl"),
     ("I have three kids.", "family.children.count", "three"),
     ("We have a cat called Luna.", "pet.cat.name", "Luna"),
-    ("I've been learning the guitar.", "learning.the_guitar", "the guitar"),
-    ("I'm writing a novel about sailors.", "project.a_novel_about_sailors", "a novel about sailors"),
+    (
+        "I've been learning the guitar.",
+        "learning.the_guitar",
+        "the guitar",
+    ),
+    (
+        "I'm writing a novel about sailors.",
+        "project.a_novel_about_sailors",
+        "a novel about sailors",
+    ),
     ("I switched to Linux last year.", "tool.linux", "Linux"),
     ("I'm heading to Rome tomorrow.", "plan.travel", "Rome"),
     ("My favourite food is ramen.", "favorite.food", "ramen"),
@@ -270,14 +298,28 @@ const HELD_OUT: &[(&str, &str, &str)] = &[
 fn rules_on_held_out_phrasings() {
     let right = HELD_OUT
         .iter()
-        .filter(|(text, attribute, value)| run(text).iter().any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value)))
+        .filter(|(text, attribute, value)| {
+            run(text)
+                .iter()
+                .any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value))
+        })
         .count();
     for (text, attribute, value) in HELD_OUT {
         let got = run(text);
-        if !got.iter().any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value)) {
+        if !got
+            .iter()
+            .any(|(a, v)| a == attribute && v.eq_ignore_ascii_case(value))
+        {
             eprintln!("  held-out miss: {text:?}: want {attribute}={value}, got {got:?}");
         }
     }
-    eprintln!("rules on held-out phrasings: {right}/{} ({:.0}%)", HELD_OUT.len(), right as f64 * 100.0 / HELD_OUT.len() as f64);
-    assert!(right * 2 >= HELD_OUT.len(), "fewer than half of the held-out phrasings");
+    eprintln!(
+        "rules on held-out phrasings: {right}/{} ({:.0}%)",
+        HELD_OUT.len(),
+        right as f64 * 100.0 / HELD_OUT.len() as f64
+    );
+    assert!(
+        right * 2 >= HELD_OUT.len(),
+        "fewer than half of the held-out phrasings"
+    );
 }

@@ -104,7 +104,9 @@ impl LlmExtractor {
         let response_format = if schema {
             json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(self.config.max_facts)}})
         } else {
-            json!({"type": "json_object"})
+            // `schema` beside json_object is how llama.cpp's server takes a
+            // grammar; servers that do not know it ignore it.
+            json!({"type": "json_object", "schema": output_schema(self.config.max_facts)})
         };
         let request = json!({
             "model": self.config.model,

@@ -80,6 +80,36 @@ struct Fact {
     message_index: Option<usize>,
 }
 
+/// A number meant to be in 0..=1: percentages and 0..10 scores are scaled down,
+/// anything else out of range is clamped; missing or non-finite takes the default.
+fn unit(x: Option<f64>, default: f64) -> f32 {
+    let v = match x {
+        Some(v) if v.is_finite() => v,
+        _ => default,
+    };
+    let v = if v > 1.0 && v <= 10.0 {
+        v / 10.0
+    } else if v > 10.0 && v <= 100.0 {
+        v / 100.0
+    } else {
+        v
+    };
+    v.clamp(0.0, 1.0) as f32
+}
+
+/// "Location City!" -> "location_city"; at most 80 characters.
+fn normalise_key(raw: &str) -> String {
+    let mut out = String::new();
+    for c in raw.trim().to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    out.trim_matches(['_', '.']).chars().take(80).collect()
+}
+
 /// The JSON object in `text`: code fences and prose around it are ignored.
 fn json_object(text: &str) -> Option<&str> {
     let start = text.find('{')?;
@@ -101,17 +131,14 @@ pub fn parse_facts(
     for (n, f) in answer.facts.into_iter().take(max_facts).enumerate() {
         let bad = |what: &str| format!("facts[{n}]: {what}");
         let statement = f.statement.trim().to_owned();
-        let attribute = f.attribute.trim().to_lowercase();
         if statement.is_empty() || statement.chars().count() > MAX_STATEMENT {
             problems.push(bad("statement must be 1..300 characters"));
             continue;
         }
-        if attribute.is_empty()
-            || attribute.len() > 80
-            || !attribute
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
-        {
+        // Small models are sloppy with keys and numbers: normalise what has an
+        // obvious meaning, refuse what has none.
+        let attribute = normalise_key(&f.attribute);
+        if attribute.is_empty() {
             problems.push(bad("attribute must be a lower-case dotted key"));
             continue;
         }
@@ -119,22 +146,12 @@ pub fn parse_facts(
             problems.push(bad("value must be 1..200 characters"));
             continue;
         }
-        let unit = |x: Option<f64>, name: &str, default: f64| match x {
-            Some(v) if (0.0..=1.0).contains(&v) => Ok(v as f32),
-            None => Ok(default as f32),
-            Some(_) => Err(bad(&format!("{name} must be between 0 and 1"))),
-        };
-        let (importance, confidence) = match (
-            unit(f.importance, "importance", 0.5),
-            unit(f.confidence, "confidence", 0.7),
-        ) {
-            (Ok(i), Ok(c)) => (i, c),
-            (Err(e), _) | (_, Err(e)) => {
-                problems.push(e);
-                continue;
-            }
-        };
-        let index = f.message_index.unwrap_or(0);
+        let importance = unit(f.importance, 0.5);
+        let confidence = unit(f.confidence, 0.7);
+        let index = f
+            .message_index
+            .unwrap_or(0)
+            .min(messages.len().saturating_sub(1));
         let Some(message) = messages.get(index) else {
             problems.push(bad("message_index is not a message"));
             continue;

@@ -178,17 +178,24 @@ async fn malformed_json_is_repaired_once() {
 
 #[tokio::test]
 async fn output_that_stays_invalid_is_an_error_not_a_silent_drop() {
-    let bad = r#"{"facts": [{"statement": "User lives in Austin.", "subject": "user", "attribute": "Location City!", "value": "Austin", "kind": "semantic", "importance": 7, "confidence": 0.9, "sensitivity": null, "valid_for_days": null, "stated": true, "message_index": 0}]}"#;
+    let bad = r#"{"facts": [{"statement": "", "subject": "user", "attribute": "!!!", "value": "Austin", "kind": "semantic", "importance": 0.5, "confidence": 0.9, "sensitivity": null, "valid_for_days": null, "stated": true, "message_index": 0}]}"#;
     let (server, seen) = mock(vec![reply(bad)]).await;
     let err = extractor(&server, ResponseFormat::JsonObject)
         .extract(&said("I moved to Austin."))
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, ExtractError::Output(m) if m.contains("attribute") && m.contains("after one repair")),
+        matches!(&err, ExtractError::Output(m) if m.contains("statement") && m.contains("after one repair")),
         "{err:?}"
     );
     assert_eq!(seen.lock().unwrap().len(), 2, "one call and one repair");
+
+    let (server, _) = mock(vec![reply(r#"{"facts": [{"statement": 5}]}"#)]).await;
+    let err = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("hello"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ExtractError::Output(_)), "{err:?}");
 
     let (server, _) = mock(vec![reply("I cannot help with that.")]).await;
     let err = extractor(&server, ResponseFormat::JsonObject)
@@ -196,6 +203,21 @@ async fn output_that_stays_invalid_is_an_error_not_a_silent_drop() {
         .await
         .unwrap_err();
     assert!(matches!(err, ExtractError::Output(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn sloppy_keys_and_numbers_are_normalised() {
+    let sloppy = r#"{"facts": [{"statement": "User lives in Austin.", "subject": "User", "attribute": "Location City!", "value": "Austin", "kind": "semantic", "importance": 8, "confidence": 95, "sensitivity": null, "valid_for_days": null, "stated": true, "message_index": 7}]}"#;
+    let (server, _) = mock(vec![reply(sloppy)]).await;
+    let facts = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("I moved to Austin."))
+        .await
+        .unwrap();
+    assert_eq!(facts[0].attribute, "location_city");
+    assert_eq!(facts[0].subject, "user");
+    assert!((facts[0].importance - 0.8).abs() < 1e-6);
+    assert!((facts[0].confidence - 0.95).abs() < 1e-6);
+    assert_eq!(facts[0].message_index, 0);
 }
 
 #[tokio::test]

@@ -174,3 +174,50 @@ async fn an_llm_that_keeps_failing_fails_the_job_visibly_and_the_api_stays_up(po
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// `make test-llm`: a real local model behind the whole job path.
+#[sqlx::test(migrations = false)]
+#[ignore = "needs a local LLM server: run `make test-llm`"]
+async fn a_real_local_model_runs_the_job_path(pool: PgPool) {
+    let url =
+        std::env::var("ENGRAM_TEST_LLM_URL").expect("ENGRAM_TEST_LLM_URL (make test-llm sets it)");
+    let llm = LlmExtractor::new(LlmConfig {
+        base_url: url,
+        model: "gemma-3-270m".into(),
+        timeout: Duration::from_secs(120),
+        max_facts: 3,
+        max_tokens: 300,
+        ..LlmConfig::default()
+    });
+    let config = ApiConfig {
+        add_wait_timeout: Duration::from_secs(240),
+        job_max_attempts: 1,
+        ..ApiConfig::default()
+    };
+    let app = spawn_app_extracting(pool, config, fast_workers(1), Arc::new(llm)).await;
+    let r = app.post("/v1/memories", json!({"user_id": "u", "wait": true, "messages": [{"role": "user", "content": "I live in Dallas and I work at Acme."}]})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    eprintln!("job: {}", r.body);
+    // The plumbing, not the quality: the job finished, or failed with a visible error.
+    match r.body["status"].as_str().unwrap() {
+        "done" => {
+            for item in r.body["results"].as_array().unwrap() {
+                assert!(["ADD", "NOOP", "SUPERSEDE", "MERGE", "REJECTED"]
+                    .contains(&item["event"].as_str().unwrap()));
+                if item["event"] == "ADD" {
+                    let m = app
+                        .get(&format!(
+                            "/v1/memories/{}",
+                            item["memory_id"].as_str().unwrap()
+                        ))
+                        .await
+                        .body;
+                    assert_eq!(m["provenance"]["prompt_version"], "extract-v1");
+                    assert_eq!(m["provenance"]["model"], "gemma-3-270m");
+                }
+            }
+        }
+        "failed" => assert!(r.body["error"].as_str().is_some_and(|e| !e.is_empty())),
+        other => panic!("unexpected status {other}"),
+    }
+}
