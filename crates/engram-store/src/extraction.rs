@@ -79,9 +79,23 @@ struct KnownRow {
 }
 
 impl ExtractionTx {
-    fn scope_sql(&self) -> &'static str {
-        "tenant_id = $1 AND user_id IS NOT DISTINCT FROM $2 AND agent_id IS NOT DISTINCT FROM $3
-         AND deleted_at IS NULL AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > $4)"
+    /// The live memories of the scope. `user_id = $2` (not IS NOT DISTINCT FROM)
+    /// when a user is given, so the partial scope indexes apply.
+    fn scope_sql(&self) -> String {
+        let user = if self.scope.user_id.is_some() {
+            "user_id = $2"
+        } else {
+            "user_id IS NULL AND $2::text IS NULL"
+        };
+        let agent = if self.scope.agent_id.is_some() {
+            "agent_id = $3"
+        } else {
+            "agent_id IS NULL AND $3::text IS NULL"
+        };
+        format!(
+            "tenant_id = $1 AND {user} AND {agent} AND deleted_at IS NULL AND superseded_by IS NULL
+             AND (expires_at IS NULL OR expires_at > $4)"
+        )
     }
 
     /// Live memories of the scope with the candidate's subject and attribute,
