@@ -10,14 +10,7 @@ use engram_core::{
 use serde::{Deserialize, Deserializer, Serialize};
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    User,
-    Assistant,
-    System,
-    Tool,
-}
+pub use engram_core::extract::Role;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
-use engram_core::extract::{ExtractionRequest, InputMessage, Role as CoreRole};
+use engram_core::extract::{ExtractionRequest, InputMessage};
 use engram_core::policy::{instruction_reason, redact_secrets};
 use engram_core::{validate, JobStatus, MemoryKind, NewMemory, Scope, Source, SourceType};
 use engram_store::NewJob;
@@ -231,12 +231,7 @@ async fn add_inferred(
         .said
         .iter()
         .map(|s| InputMessage {
-            role: match s.role {
-                Role::User => CoreRole::User,
-                Role::Assistant => CoreRole::Assistant,
-                Role::System => CoreRole::System,
-                Role::Tool => CoreRole::Tool,
-            },
+            role: s.role,
             content: redact_secrets(&s.content),
             created_at: s.created_at.unwrap_or(now),
         })
@@ -253,7 +248,7 @@ async fn add_inferred(
     let raw: Vec<NewMemory> = if req.store_raw.unwrap_or(false) {
         messages
             .iter()
-            .filter(|m| m.role == CoreRole::User && instruction_reason(&m.content).is_none())
+            .filter(|m| m.role == Role::User && instruction_reason(&m.content).is_none())
             .map(|m| NewMemory {
                 scope: common.scope.clone(),
                 kind: MemoryKind::Episodic,

@@ -443,32 +443,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
             ),
-            |c, ctx| {
-                let rel = singular(c.name("rel")?.as_str());
-                let v = value(c, "v")?;
-                is_name_like(v, ctx).then_some(())?;
-                fact(
-                    format!("family.{}.name", slug(&rel)),
-                    v,
-                    format!("User's {rel} is named {v}."),
-                    0.7,
-                )
-            },
+            family_name,
         ),
         rule(
             &format!(
                 r"\bi\s+have\s+(?:an?\s+)?(?:(?:older|younger|little|big|twin)\s+)?(?P<rel>{RELATIONS})\s+(?:called|named)\s+{NAME}{{END}}"
             ),
-            |c, _| {
-                let rel = singular(c.name("rel")?.as_str());
-                let v = value(c, "v")?;
-                fact(
-                    format!("family.{}.name", slug(&rel)),
-                    v,
-                    format!("User's {rel} is named {v}."),
-                    0.7,
-                )
-            },
+            family_name,
         ),
         rule(
             r"\bi\s+have\s+(?P<n>\d+|one|two|three|four|five|six|no)\s+(?P<rel>kids|children|sons|daughters|brothers|sisters|siblings|grandchildren)\b",
@@ -495,32 +476,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\bmy\s+(?P<sp>{SPECIES})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
             ),
-            |c, ctx| {
-                let sp = singular(c.name("sp")?.as_str());
-                let v = value(c, "v")?;
-                is_name_like(v, ctx).then_some(())?;
-                fact(
-                    format!("pet.{}.name", slug(&sp)),
-                    v,
-                    format!("User has a {sp} named {v}."),
-                    0.6,
-                )
-            },
+            pet_name,
         ),
         rule(
             &format!(
                 r"\b(?:i|we)\s+(?:have|have got|got|adopted)\s+(?:an?|one|two|three|\d+)\s+(?:\p{{L}}+\s+)?(?P<sp>{SPECIES})(?:e?s)?\s+(?:called|named)\s+{NAME}{{END}}"
             ),
-            |c, _| {
-                let sp = singular(c.name("sp")?.as_str());
-                let v = value(c, "v")?;
-                fact(
-                    format!("pet.{}.name", slug(&sp)),
-                    v,
-                    format!("User has a {sp} named {v}."),
-                    0.6,
-                )
-            },
+            pet_name,
         ),
         rule(
             &format!(
@@ -610,6 +572,32 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
     ]
 });
+
+/// "my sister is Ana", "I have a brother named Tom".
+fn family_name(c: &Captures, ctx: &Ctx) -> Option<Fact> {
+    let rel = singular(c.name("rel")?.as_str());
+    let v = value(c, "v")?;
+    is_name_like(v, ctx).then_some(())?;
+    fact(
+        format!("family.{}.name", slug(&rel)),
+        v,
+        format!("User's {rel} is named {v}."),
+        0.7,
+    )
+}
+
+/// "my cat's name is Miso", "we adopted a puppy called Biscuit".
+fn pet_name(c: &Captures, ctx: &Ctx) -> Option<Fact> {
+    let sp = singular(c.name("sp")?.as_str());
+    let v = value(c, "v")?;
+    is_name_like(v, ctx).then_some(())?;
+    fact(
+        format!("pet.{}.name", slug(&sp)),
+        v,
+        format!("User has a {sp} named {v}."),
+        0.6,
+    )
+}
 
 fn has_time_bound(text: &str) -> bool {
     expiry_hint(text, Utc::now()).is_some()
