@@ -316,3 +316,49 @@ async fn configured_limits_apply(pool: PgPool) {
         .await;
     assert_eq!(r.status, 201);
 }
+
+#[sqlx::test(migrations = false)]
+async fn engram_worker_runs_jobs_that_serve_only_queued(pool: PgPool) {
+    // The API with no workers of its own...
+    let app =
+        common::spawn_app_full(pool.clone(), ApiConfig::default(), common::fast_workers(0)).await;
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": "I live in Oslo."}),
+        )
+        .await;
+    assert_eq!(r.status, 202);
+    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    // ...and `engram worker` as a separate process.
+    let mut worker = engram(&pool)
+        .arg("worker")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let j = app.get(&format!("/v1/jobs/{job}")).await.body;
+        if j["status"] == "done" {
+            assert_eq!(j["results"][0]["event"], "ADD");
+            break;
+        }
+        assert!(worker.try_wait().unwrap().is_none(), "engram worker exited");
+        assert!(Instant::now() < deadline, "job not done: {j}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(worker.id().to_string())
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while worker.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "engram worker did not stop on SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
