@@ -182,6 +182,14 @@ impl ExtractionPipeline {
         } else {
             self.embedder.embed(&statements).await?
         };
+        if vectors.len() != statements.len() {
+            // Never drop a fact silently: the job fails and is retried.
+            return Err(JobError::Embed(engram_core::EmbedError::Model(format!(
+                "{} vectors for {} statements",
+                vectors.len(),
+                statements.len()
+            ))));
+        }
         let now = self.clock.now();
         let mut tx = self
             .store
