@@ -362,3 +362,84 @@ async fn engram_worker_runs_jobs_that_serve_only_queued(pool: PgPool) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Logs never carry memory content, messages, user ids in bodies, or keys, even at debug level.
+#[sqlx::test(migrations = false)]
+async fn logs_hold_no_content_or_keys(pool: PgPool) {
+    let port = free_port();
+    let mut child = engram(&pool)
+        .arg("serve")
+        .env("ENGRAM_API_KEY", "key-Zq9vX2-secret")
+        .env("ENGRAM_BIND", format!("127.0.0.1:{port}"))
+        .env("ENGRAM_LOG_JSON", "true")
+        .env("RUST_LOG", "debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("engram starts");
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while client
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .map(|r| r.status() != 200)
+        .unwrap_or(true)
+    {
+        assert!(Instant::now() < deadline, "not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let post = |path: &str, body: Value| {
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth("key-Zq9vX2-secret")
+            .json(&body)
+            .send()
+    };
+    post(
+        "/v1/memories",
+        json!({"user_id": "u", "infer": false, "text": "Marzipan-Octopus lives in my attic."}),
+    )
+    .await
+    .unwrap();
+    post("/v1/memories", json!({"user_id": "u", "wait": true, "messages": [{"role": "user", "content": "I live in Quokkaville-Zed. My password is hunter2-Xy."}]})).await.unwrap();
+    post(
+        "/v1/memories/search",
+        json!({"user_id": "u", "query": "Platypus-Nebula question"}),
+    )
+    .await
+    .unwrap();
+    client
+        .get(format!("{base}/v1/memories?user_id=u"))
+        .bearer_auth("wrong-Kv8-key")
+        .send()
+        .await
+        .unwrap();
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        let _ = child.wait();
+        let mut s = String::new();
+        use std::io::Read;
+        child.stdout.take().unwrap().read_to_string(&mut s).unwrap();
+        child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
+        s
+    })
+    .await
+    .unwrap();
+    assert!(out.contains("request"), "the run was logged at all");
+    for secret in [
+        "Marzipan-Octopus",
+        "Quokkaville-Zed",
+        "hunter2-Xy",
+        "Platypus-Nebula",
+        "key-Zq9vX2-secret",
+        "wrong-Kv8-key",
+    ] {
+        assert!(!out.contains(secret), "the logs contain {secret}");
+    }
+}
