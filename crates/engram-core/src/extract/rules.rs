@@ -148,10 +148,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\b(?:i|we)(?:\s+have|'ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)(?:\s+back)?\s+(?:to|into)\s+{PLACE}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact("location.city", v, format!("User lives in {v}."), 0.8)
-            },
+            lives_in,
         ),
         rule(
             &format!(
@@ -244,26 +241,17 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\b(?:i|we)\s+(?:now\s+|currently\s+)?(?:work|am working|'m working)\s+(?:at|for)\s+{THING}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact("employer", v, format!("User works at {v}."), 0.7)
-            },
+            employer,
         ),
         rule(
             &format!(
                 r"\bi(?:\s+have|'ve)?\s+(?:just\s+|recently\s+)?(?:joined|started (?:a new job |working )?(?:at|with|for)|got a job (?:at|with)|was hired by|got hired (?:at|by))\s+{THING}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact("employer", v, format!("User works at {v}."), 0.7)
-            },
+            employer,
         ),
         rule(
             &format!(r"\b{{I_AM}}\s+employed\s+(?:at|by)\s+{THING}{{END}}"),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact("employer", v, format!("User works at {v}."), 0.7)
-            },
+            employer,
         ),
         rule(
             r"\b(?:i work as|i'm working as|i am working as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
@@ -296,29 +284,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\bi\s+(?:really\s+|absolutely\s+|totally\s+|just\s+|also\s+)?(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|no longer like|don't care for)\s+{THING}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    format!("likes.{}", slug(v)),
-                    "dislikes",
-                    format!("User dislikes {v}."),
-                    0.5,
-                )
-            },
+            dislikes,
         ),
         rule(
             &format!(
                 r"\b(?:{{I_AM}}\s+not\s+(?:a\s+|really\s+a\s+)?(?:big\s+)?fan of)\s+{THING}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    format!("likes.{}", slug(v)),
-                    "dislikes",
-                    format!("User dislikes {v}."),
-                    0.5,
-                )
-            },
+            dislikes,
         ),
         rule(
             &format!(
@@ -509,27 +481,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &format!(
                 r"\b(?:{{I_AM}}|we're|we are)\s+(?:currently\s+|still\s+|now\s+)?(?:working on|building|developing|writing|making)\s+{THING}{{END}}"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    format!("project.{}", slug(v)),
-                    v,
-                    format!("User is working on {v}."),
-                    0.6,
-                )
-            },
+            project,
         ),
         rule(
             &format!(r"\bmy\s+(?:current\s+|main\s+|side\s+)?project\s+is\s+{THING}{{END}}"),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    format!("project.{}", slug(v)),
-                    v,
-                    format!("User is working on {v}."),
-                    0.6,
-                )
-            },
+            project,
         ),
         rule(
             &format!(
@@ -572,6 +528,36 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
     ]
 });
+
+fn project(c: &Captures, _: &Ctx) -> Option<Fact> {
+    let v = value(c, "v")?;
+    fact(
+        format!("project.{}", slug(v)),
+        v,
+        format!("User is working on {v}."),
+        0.6,
+    )
+}
+
+fn employer(c: &Captures, _: &Ctx) -> Option<Fact> {
+    let v = value(c, "v")?;
+    fact("employer", v, format!("User works at {v}."), 0.7)
+}
+
+fn dislikes(c: &Captures, _: &Ctx) -> Option<Fact> {
+    let v = value(c, "v")?;
+    fact(
+        format!("likes.{}", slug(v)),
+        "dislikes",
+        format!("User dislikes {v}."),
+        0.5,
+    )
+}
+
+fn lives_in(c: &Captures, _: &Ctx) -> Option<Fact> {
+    let v = value(c, "v")?;
+    fact("location.city", v, format!("User lives in {v}."), 0.8)
+}
 
 /// "my sister is Ana", "I have a brother named Tom".
 fn family_name(c: &Captures, ctx: &Ctx) -> Option<Fact> {
