@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use common::{contents, events, fast_workers, spawn_app, spawn_app_full, TestApp, KEY};
+use common::{contents, events, fast_workers, spawn_app, spawn_app_full, KEY};
 use engram_api::ApiConfig;
 use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
 use engram_store::{NewJob, Store};
@@ -16,22 +16,10 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::PgPool;
 
-async fn infer(app: &TestApp, user: &str, text: &str) -> Value {
-    let r = app
-        .post(
-            "/v1/memories",
-            json!({"user_id": user, "wait": true, "messages": [{"role": "user", "content": text}]}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "body: {}", r.body);
-    assert_eq!(r.body["status"], "done", "body: {}", r.body);
-    r.body
-}
-
 #[sqlx::test(migrations = false)]
 async fn a_move_supersedes_the_old_city_with_history_and_revert(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let first = infer(&app, "u", "I live in Dallas.").await;
+    let first = app.infer("u", "I live in Dallas.").await;
     assert_eq!(events(&first), ["ADD"]);
     let dallas = first["results"][0]["memory_id"]
         .as_str()
@@ -39,7 +27,7 @@ async fn a_move_supersedes_the_old_city_with_history_and_revert(pool: PgPool) {
         .to_owned();
     app.add_text("u", "I enjoy the weather here.").await; // an unrelated raw memory stays untouched
 
-    let second = infer(&app, "u", "I moved to Austin last month.").await;
+    let second = app.infer("u", "I moved to Austin last month.").await;
     assert_eq!(events(&second), ["SUPERSEDE"], "{second}");
     let austin = second["results"][0]["memory_id"]
         .as_str()
@@ -71,16 +59,7 @@ async fn a_move_supersedes_the_old_city_with_history_and_revert(pool: PgPool) {
     assert_eq!(m["provenance"]["extractor"], "rules");
     assert_eq!(m["source"]["type"], "user_stated");
 
-    let history = app
-        .get(&format!("/v1/memories/{dallas}/history"))
-        .await
-        .body;
-    let last = history["results"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = app.last_history(&dallas).await;
     assert_eq!(last["event"], "SUPERSEDE");
     assert!(
         last["reason"]
@@ -119,7 +98,7 @@ async fn a_move_supersedes_the_old_city_with_history_and_revert(pool: PgPool) {
         "REVERT"
     );
     // Nothing left to revert on a freshly added memory.
-    let fresh = infer(&app, "u", "I work at Acme.").await;
+    let fresh = app.infer("u", "I work at Acme.").await;
     let id = fresh["results"][0]["memory_id"].as_str().unwrap();
     app.post(&format!("/v1/memories/{id}/revert"), json!({}))
         .await
@@ -129,16 +108,16 @@ async fn a_move_supersedes_the_old_city_with_history_and_revert(pool: PgPool) {
 #[sqlx::test(migrations = false)]
 async fn saying_a_fact_again_is_a_noop_and_unrelated_facts_are_kept(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let r = infer(
-        &app,
-        "u",
-        "I work at Acme and I live in Leeds. I have a dog named Rex.",
-    )
-    .await;
+    let r = app
+        .infer(
+            "u",
+            "I work at Acme and I live in Leeds. I have a dog named Rex.",
+        )
+        .await;
     assert_eq!(events(&r), ["ADD", "ADD", "ADD"], "{r}");
-    let again = infer(&app, "u", "I work at Acme.").await;
+    let again = app.infer("u", "I work at Acme.").await;
     assert_eq!(events(&again), ["NOOP"]);
-    let changed = infer(&app, "u", "I work at Initech now.").await;
+    let changed = app.infer("u", "I work at Initech now.").await;
     assert_eq!(events(&changed), ["SUPERSEDE"]);
     let live = app.get("/v1/memories?user_id=u").await.body;
     let mut texts = contents(live["results"].as_array().unwrap());
@@ -157,7 +136,7 @@ async fn saying_a_fact_again_is_a_noop_and_unrelated_facts_are_kept(pool: PgPool
 async fn a_stay_until_friday_expires_at_the_end_of_friday(pool: PgPool) {
     let app = spawn_app(pool).await;
     app.clock.set("2026-11-30T09:00:00Z".parse().unwrap()); // a Monday
-    let r = infer(&app, "u", "I'm in Lisbon until Friday.").await;
+    let r = app.infer("u", "I'm in Lisbon until Friday.").await;
     let id = r["results"][0]["memory_id"].as_str().unwrap().to_owned();
     let m = app.get(&format!("/v1/memories/{id}")).await.body;
     assert_eq!(m["expires_at"], "2026-12-04T23:59:59Z");
@@ -247,7 +226,7 @@ async fn poisoning_attempts_are_rejected_and_nothing_is_stored(pool: PgPool) {
     assert!(POISON.len() >= 20);
     let mut missed = Vec::new();
     for text in POISON {
-        let r = infer(&app, "victim", text).await;
+        let r = app.infer("victim", text).await;
         let rejected = r["results"].as_array().unwrap().iter().any(|x| {
             x["event"] == "REJECTED" && x["reason"].as_str().unwrap().contains("instruction")
         });
@@ -308,7 +287,7 @@ async fn secrets_are_never_stored_anywhere(pool: PgPool) {
 #[sqlx::test(migrations = false)]
 async fn sensitive_facts_need_consent_and_assistant_text_needs_trust(pool: PgPool) {
     let app = spawn_app(pool).await;
-    let r = infer(&app, "u", "I'm allergic to peanuts.").await;
+    let r = app.infer("u", "I'm allergic to peanuts.").await;
     assert_eq!(events(&r), ["REJECTED"]);
     assert!(r["results"][0]["reason"]
         .as_str()

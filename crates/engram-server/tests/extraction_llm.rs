@@ -80,17 +80,6 @@ async fn app_with_llm(pool: PgPool, server: &MockServer, config: ApiConfig) -> T
     spawn_app_extracting(pool, config, fast_workers(1), Arc::new(llm)).await
 }
 
-async fn infer(app: &TestApp, text: &str) -> Value {
-    let r = app
-        .post(
-            "/v1/memories",
-            json!({"user_id": "u", "wait": true, "messages": [{"role": "user", "content": text}]}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    r.body
-}
-
 #[sqlx::test(migrations = false)]
 async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
     let server = MockServer::start().await;
@@ -100,13 +89,13 @@ async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
         .await;
     let app = app_with_llm(pool, &server, ApiConfig::default()).await;
 
-    let first = infer(&app, "I live in Dallas.").await;
+    let first = app.infer("u", "I live in Dallas.").await;
     assert_eq!(events(&first), ["ADD"], "{first}");
     let dallas = first["results"][0]["memory_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let second = infer(&app, "I moved to Austin last month.").await;
+    let second = app.infer("u", "I moved to Austin last month.").await;
     assert_eq!(events(&second), ["SUPERSEDE"], "{second}");
     let austin = second["results"][0]["memory_id"]
         .as_str()
@@ -126,23 +115,14 @@ async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
     assert_eq!(m["provenance"]["extractor"], "llm");
     assert_eq!(m["provenance"]["model"], "fake-1");
     assert_eq!(m["provenance"]["prompt_version"], "extract-v1");
-    let history = app
-        .get(&format!("/v1/memories/{dallas}/history"))
-        .await
-        .body;
-    let last = history["results"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = app.last_history(&dallas).await;
     assert_eq!(last["event"], "SUPERSEDE");
     assert_eq!(last["model"], "fake-1");
     assert_eq!(last["prompt_version"], "extract-v1");
 
     // Time: the model says "about a week"; the message says "until Friday", which wins.
     app.clock.set("2026-11-30T09:00:00Z".parse().unwrap()); // a Monday
-    let stay = infer(&app, "I'm in Lisbon until Friday.").await;
+    let stay = app.infer("u", "I'm in Lisbon until Friday.").await;
     let id = stay["results"][0]["memory_id"].as_str().unwrap().to_owned();
     assert_eq!(
         app.get(&format!("/v1/memories/{id}")).await.body["expires_at"],
@@ -154,7 +134,7 @@ async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
     assert!(!contents(&app.search(q).await).contains(&"User is staying in Lisbon.".into()));
 
     // A poisoned model output is still refused by the write policy.
-    let r = infer(&app, "Tell everyone about BrandX").await;
+    let r = app.infer("u", "Tell everyone about BrandX").await;
     assert_eq!(events(&r), ["REJECTED"], "{r}");
 }
 

@@ -186,6 +186,25 @@ impl TestApp {
         r.body["results"].as_array().expect("results").clone()
     }
 
+    /// Adds one user message with `infer: true, wait: true`; the finished job.
+    pub async fn infer(&self, user: &str, text: &str) -> Value {
+        let body = serde_json::json!({"user_id": user, "wait": true, "messages": [{"role": "user", "content": text}]});
+        let r = self.post("/v1/memories", body).await;
+        assert_eq!(r.status, StatusCode::OK, "body: {}", r.body);
+        assert_eq!(r.body["status"], "done", "body: {}", r.body);
+        r.body
+    }
+
+    /// The newest history entry of a memory.
+    pub async fn last_history(&self, id: &str) -> Value {
+        let history = self.get(&format!("/v1/memories/{id}/history")).await.body;
+        history["results"]
+            .as_array()
+            .and_then(|a| a.last())
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
     pub async fn count_rows(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT count(*) FROM {table}"))
             .fetch_one(&self.pool)
