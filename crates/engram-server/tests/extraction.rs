@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use common::{contents, events, fast_workers, spawn_app, spawn_app_full, KEY};
 use engram_api::ApiConfig;
 use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
-use engram_store::{NewJob, Store};
+use engram_store::Store;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -460,16 +460,10 @@ async fn a_job_that_keeps_failing_ends_failed_with_its_error(pool: PgPool) {
         .await
         .unwrap();
     assert!(payload.is_none(), "a failed job does not keep the messages");
-    let _ = NewJob {
-        scope: Default::default(),
-        payload: json!({}),
-        idempotency_key: None,
-        max_attempts: 1,
-    };
 }
 
 #[sqlx::test(migrations = false)]
-async fn wait_is_bounded_and_jobs_are_tenant_scoped_reads(pool: PgPool) {
+async fn wait_is_bounded_and_unknown_or_malformed_job_ids_are_refused(pool: PgPool) {
     let config = ApiConfig {
         add_wait_timeout: std::time::Duration::from_millis(200),
         ..ApiConfig::default()
