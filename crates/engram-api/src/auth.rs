@@ -1,20 +1,71 @@
-//! Bearer-key authentication for `/v1`.
+//! Authentication and authorisation for `/v1`: which key is calling, which
+//! tenant the request acts in, whether the key's role allows the operation,
+//! and whether the key is within its rate limit.
 
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{header, HeaderMap};
 use axum::middleware::Next;
 use axum::response::Response;
+use engram_core::access::{hash_key, parse_key_id};
+use engram_core::{Access, Role};
+use engram_store::StoreError;
+use governor::clock::{Clock, DefaultClock};
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::state::{AppState, Caller};
 
-pub async fn require_api_key(
+/// The header an admin key names the tenant to act in with (id or name).
+/// Tenant and read-only keys may send it only with their own tenant.
+pub const TENANT_HEADER: &str = "x-engram-tenant";
+
+pub async fn authenticate(
     State(state): State<AppState>,
     mut req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let presented = req
+    let presented = bearer(req.headers()).ok_or(ApiError::Unauthorized)?;
+    let mut caller = identify(&state, presented).await?;
+    caller.request_id = req
         .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if let Some(limiter) = &state.limiter {
+        if let Err(not_until) = limiter.check_key(&caller.key_id.unwrap_or(Uuid::nil())) {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            return Err(ApiError::RateLimited {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            });
+        }
+    }
+    if let Some(wanted) = tenant_header(req.headers())? {
+        caller.tenant_id = resolve_tenant(&state, &caller, wanted).await?;
+    }
+    req.extensions_mut().insert(caller);
+    Ok(next.run(req).await)
+}
+
+/// Refuses the request unless the caller's role allows `needed`. A role check,
+/// not a resource check, so 403 reveals nothing about any row.
+pub async fn require(needed: Access, req: Request, next: Next) -> Result<Response, ApiError> {
+    let allowed = req
+        .extensions()
+        .get::<Caller>()
+        .is_some_and(|c| c.role.allows(needed));
+    if !allowed {
+        return Err(ApiError::Forbidden(match needed {
+            Access::Admin => "this operation needs an admin key",
+            Access::TenantAdmin | Access::Write => "this key may only read",
+            Access::Read => "this key may not read",
+        }));
+    }
+    Ok(next.run(req).await)
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
@@ -22,10 +73,67 @@ pub async fn require_api_key(
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .map(str::trim)
-        .ok_or(ApiError::Unauthorized)?;
-    if !state.api_key.matches(presented) {
+}
+
+/// The caller a key stands for. Unknown, malformed and revoked keys are all
+/// the same 401.
+async fn identify(state: &AppState, presented: &str) -> Result<Caller, ApiError> {
+    if state.api_key.matches(presented) {
+        return Ok(Caller::env_admin());
+    }
+    let id = parse_key_id(presented).ok_or(ApiError::Unauthorized)?;
+    let stored = match state.store.find_key(id).await {
+        Ok(k) => k,
+        Err(StoreError::NotFound) => return Err(ApiError::Unauthorized),
+        Err(e) => return Err(e.into()),
+    };
+    let matches: bool = hash_key(presented).ct_eq(stored.key_hash.as_slice()).into();
+    if !matches || stored.info.revoked_at.is_some() {
         return Err(ApiError::Unauthorized);
     }
-    req.extensions_mut().insert(Caller::admin());
-    Ok(next.run(req).await)
+    let store = state.store.clone();
+    tokio::spawn(async move {
+        if let Err(e) = store.touch_key(id).await {
+            tracing::warn!(error = %e, "could not record key use");
+        }
+    });
+    let role = stored.info.role();
+    Ok(Caller {
+        tenant_id: stored.info.tenant_id.unwrap_or(engram_core::DEFAULT_TENANT),
+        role,
+        key_id: Some(id),
+        actor: format!("key:{id}"),
+        request_id: None,
+    })
+}
+
+fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    match headers.get(TENANT_HEADER) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .ok()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(Some)
+            .ok_or_else(|| ApiError::BadParameter {
+                field: TENANT_HEADER.into(),
+                message: "must name a tenant by id or name".into(),
+            }),
+    }
+}
+
+/// The tenant the header names. Only admin keys may act in another tenant; for
+/// any other key a different tenant is "not found", as it would be if it did
+/// not exist.
+async fn resolve_tenant(state: &AppState, caller: &Caller, wanted: &str) -> Result<Uuid, ApiError> {
+    let (id, _) = match state.store.find_tenant(wanted).await {
+        Ok(t) => t,
+        Err(StoreError::NotFound) => return Err(ApiError::TenantNotFound),
+        Err(e) => return Err(e.into()),
+    };
+    if caller.role != Role::Admin && id != caller.tenant_id {
+        return Err(ApiError::TenantNotFound);
+    }
+    Ok(id)
 }

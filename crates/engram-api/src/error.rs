@@ -16,8 +16,16 @@ pub enum ApiError {
     BadParameter { field: String, message: String },
     #[error("missing or invalid API key")]
     Unauthorized,
+    #[error("{0}")]
+    Forbidden(&'static str),
     #[error("not found")]
     NotFound,
+    #[error("no such tenant")]
+    TenantNotFound,
+    #[error("rate limit exceeded; retry in {retry_after_secs} s")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("the request took longer than this server allows")]
+    Timeout,
     #[error("no route for this path")]
     RouteNotFound,
     #[error("method not allowed")]
@@ -47,7 +55,23 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             "Malformed parameter",
         ),
         Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized", "Unauthorized"),
+        Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden"),
         NotFound => (StatusCode::NOT_FOUND, "not-found", "Not found"),
+        TenantNotFound => (
+            StatusCode::NOT_FOUND,
+            "tenant-not-found",
+            "Tenant not found",
+        ),
+        RateLimited { .. } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate-limited",
+            "Too many requests",
+        ),
+        Timeout => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            "Request timed out",
+        ),
         RouteNotFound => (StatusCode::NOT_FOUND, "route-not-found", "No such endpoint"),
         MethodNotAllowed => (
             StatusCode::METHOD_NOT_ALLOWED,
@@ -143,6 +167,7 @@ impl IntoResponse for ApiError {
         let field = match &self {
             Self::Validation(e) => Some(e.field.as_str()),
             Self::BadParameter { field, .. } => Some(field.as_str()),
+            Self::TenantNotFound => Some(crate::auth::TENANT_HEADER),
             _ => None,
         };
         let body = Problem {
@@ -157,6 +182,11 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
+        if let Self::RateLimited { retry_after_secs } = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
         if status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

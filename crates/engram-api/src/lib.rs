@@ -1,36 +1,45 @@
 //! Engram's HTTP API: the axum router, thin handlers, auth, and the mapping of
 //! every error to RFC 9457 problem documents.
 
+mod audit;
 mod auth;
 pub mod dto;
 mod error;
 mod extract;
+mod limits;
 mod routes;
 mod state;
 
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
+use axum::http::{header, HeaderName, HeaderValue};
 use axum::http::{Method, Request};
+use axum::middleware::from_fn;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
+use engram_core::Access;
+use tower::util::option_layer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+pub use auth::TENANT_HEADER;
 pub use error::ApiError;
 pub use routes::health::OPENAPI_YAML;
-pub use state::{ApiConfig, ApiKey, AppState, Caller, UsageRecorder};
+pub use state::{ApiConfig, ApiKey, AppState, Caller, KeyLimiter, RateLimit, UsageRecorder};
 
-use routes::{add, health, jobs, memories};
+use routes::{add, admin, health, jobs, memories};
 
 struct Route {
     method: Method,
     path: &'static str,
-    authenticated: bool,
+    /// `None` for the public endpoints (health, the spec).
+    access: Option<Access>,
     handler: MethodRouter<AppState>,
 }
 
-fn route<H, T>(method: Method, path: &'static str, authenticated: bool, handler: H) -> Route
+fn route<H, T>(method: Method, path: &'static str, access: Option<Access>, handler: H) -> Route
 where
     H: Handler<T, AppState>,
     T: 'static,
@@ -39,59 +48,111 @@ where
     Route {
         method,
         path,
-        authenticated,
+        access,
         handler: on(filter, handler),
     }
 }
 
-/// Every operation the server has, in one list: the router is built from it and
-/// a test compares it with `openapi.yaml`.
+/// Every operation the server has, in one list with what it needs: the router
+/// is built from it and tests compare it with `openapi.yaml` and walk it for
+/// the leakage matrix.
 fn routes() -> Vec<Route> {
+    use Method as M;
+    let (read, write) = (Some(Access::Read), Some(Access::Write));
+    let (gdpr, admin_only) = (Some(Access::TenantAdmin), Some(Access::Admin));
     vec![
-        route(Method::GET, "/healthz", false, health::healthz),
-        route(Method::GET, "/readyz", false, health::readyz),
-        route(Method::GET, "/openapi.yaml", false, health::get_openapi),
-        route(Method::POST, "/v1/memories", true, add::add_memories),
-        route(Method::GET, "/v1/memories", true, memories::list_memories),
+        route(M::GET, "/healthz", None, health::healthz),
+        route(M::GET, "/readyz", None, health::readyz),
+        route(M::GET, "/openapi.yaml", None, health::get_openapi),
+        route(M::POST, "/v1/memories", write, add::add_memories),
+        route(M::GET, "/v1/memories", read, memories::list_memories),
+        route(M::DELETE, "/v1/memories", write, memories::delete_memories),
         route(
-            Method::DELETE,
-            "/v1/memories",
-            true,
-            memories::delete_memories,
-        ),
-        route(
-            Method::POST,
+            M::POST,
             "/v1/memories/search",
-            true,
+            read,
             memories::search_memories,
         ),
-        route(Method::GET, "/v1/memories/{id}", true, memories::get_memory),
+        route(M::GET, "/v1/memories/{id}", read, memories::get_memory),
         route(
-            Method::PATCH,
+            M::PATCH,
             "/v1/memories/{id}",
-            true,
+            write,
             memories::update_memory,
         ),
         route(
-            Method::DELETE,
+            M::DELETE,
             "/v1/memories/{id}",
-            true,
+            write,
             memories::delete_memory,
         ),
         route(
-            Method::GET,
+            M::GET,
             "/v1/memories/{id}/history",
-            true,
+            read,
             memories::get_memory_history,
         ),
         route(
-            Method::POST,
+            M::POST,
             "/v1/memories/{id}/revert",
-            true,
+            write,
             memories::revert_memory,
         ),
-        route(Method::GET, "/v1/jobs/{id}", true, jobs::get_job),
+        route(M::GET, "/v1/jobs/{id}", read, jobs::get_job),
+        route(M::POST, "/v1/admin/keys", admin_only, admin::create_key),
+        route(M::GET, "/v1/admin/keys", admin_only, admin::list_keys),
+        route(
+            M::DELETE,
+            "/v1/admin/keys/{id}",
+            admin_only,
+            admin::revoke_key,
+        ),
+        route(M::GET, "/v1/admin/audit", admin_only, admin::list_audit),
+        route(
+            M::GET,
+            "/v1/admin/users/{user_id}/memories",
+            gdpr,
+            admin::list_user_memories,
+        ),
+        route(
+            M::POST,
+            "/v1/admin/users/{user_id}/search",
+            gdpr,
+            admin::search_user_memories,
+        ),
+        route(
+            M::DELETE,
+            "/v1/admin/users/{user_id}/memories/{id}",
+            gdpr,
+            admin::purge_user_memory,
+        ),
+        route(
+            M::GET,
+            "/v1/admin/users/{user_id}/export",
+            gdpr,
+            admin::export_user,
+        ),
+        route(
+            M::DELETE,
+            "/v1/admin/users/{user_id}",
+            gdpr,
+            admin::erase_user,
+        ),
+        route(
+            M::DELETE,
+            "/v1/admin/sources/{source_ref}",
+            gdpr,
+            admin::purge_source,
+        ),
     ]
+}
+
+/// What each operation needs: `None` for public ones.
+pub fn route_access() -> Vec<(Method, &'static str, Option<Access>)> {
+    routes()
+        .into_iter()
+        .map(|r| (r.method, r.path, r.access))
+        .collect()
 }
 
 /// (method, path) of every operation, as the router serves them.
@@ -101,21 +162,39 @@ pub fn route_table() -> Vec<(Method, &'static str)> {
 
 /// The whole application, ready to serve.
 pub fn app(state: AppState) -> Router {
-    let (mut public, mut private) = (Router::new(), Router::new());
-    for r in routes() {
-        if r.authenticated {
-            private = private.route(r.path, r.handler);
-        } else {
-            public = public.route(r.path, r.handler);
+    let mut public = Router::new();
+    let mut private = Router::new();
+    for access in [
+        Access::Read,
+        Access::Write,
+        Access::TenantAdmin,
+        Access::Admin,
+    ] {
+        let mut group = Router::new();
+        for r in routes().into_iter().filter(|r| r.access == Some(access)) {
+            group = group.route(r.path, r.handler);
         }
+        if matches!(access, Access::TenantAdmin | Access::Admin) {
+            group = group.route_layer(from_fn_with_state(state.clone(), audit::record_admin_use));
+        }
+        group = group.route_layer(from_fn(move |req, next| auth::require(access, req, next)));
+        private = private.merge(group);
     }
-    let private = private.route_layer(from_fn_with_state(state.clone(), auth::require_api_key));
+    for r in routes().into_iter().filter(|r| r.access.is_none()) {
+        public = public.route(r.path, r.handler);
+    }
+    let private = private.route_layer(from_fn_with_state(state.clone(), auth::authenticate));
     let max_body = state.config.max_body_bytes;
+    let timeout = state.config.request_timeout;
+    let cors = cors_layer(&state.config.cors_origins);
     public
         .merge(private)
         .fallback(|| async { ApiError::RouteNotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(from_fn(move |req, next| {
+            limits::timeout(timeout, req, next)
+        }))
         .layer(
             // Spans carry the route template and request id, never bodies.
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
@@ -135,5 +214,28 @@ pub fn app(state: AppState) -> Router {
         )
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(option_layer(cors))
         .with_state(state)
+}
+
+/// CORS only for the configured origins; none configured, no CORS headers, so
+/// browsers keep refusing cross-origin calls (keys do not belong in browsers).
+fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let origins: Vec<HeaderValue> = origins
+        .iter()
+        .filter_map(|o| HeaderValue::from_str(o).ok())
+        .collect();
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static(auth::TENANT_HEADER),
+            ]),
+    )
 }

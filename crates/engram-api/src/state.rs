@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use engram_core::{Clock, Embedder, Limits, SearchWeights, DEFAULT_TENANT};
+use engram_core::{Clock, Embedder, Limits, Role, SearchWeights, DEFAULT_TENANT};
+use engram_store::AuditEntry;
 use engram_store::Store;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -24,6 +25,22 @@ pub struct ApiConfig {
     pub add_wait_timeout: std::time::Duration,
     /// Attempts before an extraction job is failed for good.
     pub job_max_attempts: i32,
+    /// Requests per second each key may make (sustained), and the burst above
+    /// it; `None` turns rate limiting off.
+    pub rate_limit: Option<RateLimit>,
+    /// How long a request may take before it is answered 503 (an export's
+    /// streamed body is not bounded by it, only the time to its first byte).
+    pub request_timeout: std::time::Duration,
+    /// Origins allowed by CORS; empty means no CORS headers at all.
+    pub cors_origins: Vec<String>,
+    /// Memories per page of a streamed export.
+    pub export_page: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RateLimit {
+    pub per_second: std::num::NonZeroU32,
+    pub burst: std::num::NonZeroU32,
 }
 
 impl Default for ApiConfig {
@@ -36,6 +53,10 @@ impl Default for ApiConfig {
             min_relevance: 0.1,
             add_wait_timeout: std::time::Duration::from_secs(10),
             job_max_attempts: 5,
+            rate_limit: None,
+            request_timeout: std::time::Duration::from_secs(30),
+            cors_origins: Vec::new(),
+            export_page: 500,
         }
     }
 }
@@ -62,21 +83,43 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
-/// Who is calling: the tenant every query of the request is filtered by.
+/// Who is calling, set by authentication: the tenant every query of the
+/// request is filtered by, and what the key may do.
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub tenant_id: Uuid,
+    pub role: Role,
+    /// `None` for the key in ENGRAM_API_KEY.
+    pub key_id: Option<Uuid>,
+    /// How history and the audit log name the caller (never the key itself).
     pub actor: String,
+    pub request_id: Option<String>,
 }
 
 impl Caller {
-    pub fn admin() -> Self {
+    /// The key configured in ENGRAM_API_KEY, in the default tenant.
+    pub fn env_admin() -> Self {
         Self {
             tenant_id: DEFAULT_TENANT,
-            actor: "api-key:admin".into(),
+            role: Role::Admin,
+            key_id: None,
+            actor: "key:env-admin".into(),
+            request_id: None,
+        }
+    }
+
+    /// An audit entry by this caller, for its tenant.
+    pub fn audit(&self, action: &str) -> AuditEntry {
+        AuditEntry {
+            tenant_id: Some(self.tenant_id),
+            ..AuditEntry::new(&self.actor, action, self.request_id.clone())
         }
     }
 }
+
+/// Per-key request budgets (governor's GCRA: no background task, a few bytes
+/// per key). Keyed by key id; the ENGRAM_API_KEY key uses the nil id.
+pub type KeyLimiter = governor::DefaultKeyedRateLimiter<Uuid>;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -84,6 +127,7 @@ pub struct AppState {
     pub embedder: Arc<dyn Embedder>,
     pub config: Arc<ApiConfig>,
     pub api_key: ApiKey,
+    pub limiter: Option<Arc<KeyLimiter>>,
     pub usage: UsageRecorder,
     pub clock: Arc<dyn Clock>,
 }

@@ -1,6 +1,7 @@
 //! Engram's domain: memory types and validated values, scoring, and the traits
 //! the outer layers implement (`Embedder`). No I/O, no HTTP, no SQL here.
 
+pub mod access;
 pub mod clock;
 pub mod cursor;
 pub mod decide;
@@ -13,6 +14,7 @@ pub mod scoring;
 pub mod timephrase;
 pub mod validate;
 
+pub use access::{Access, Role};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};

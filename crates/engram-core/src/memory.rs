@@ -105,7 +105,57 @@ pub struct Memory {
     pub last_used_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
+    /// Set by a soft delete; such a memory is out of every read but the admin's
+    /// until it is purged.
+    pub deleted_at: Option<DateTime<Utc>>,
     pub provenance: Provenance,
+}
+
+/// Where a memory is in its life, as the admin view shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryState {
+    Live,
+    Superseded,
+    Expired,
+    Deleted,
+}
+
+impl MemoryState {
+    pub const ALL: [MemoryState; 4] = [
+        MemoryState::Live,
+        MemoryState::Superseded,
+        MemoryState::Expired,
+        MemoryState::Deleted,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryState::Live => "live",
+            MemoryState::Superseded => "superseded",
+            MemoryState::Expired => "expired",
+            MemoryState::Deleted => "deleted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+impl Memory {
+    /// Deletion wins over supersession, which wins over expiry.
+    pub fn state(&self, now: DateTime<Utc>) -> MemoryState {
+        if self.deleted_at.is_some() {
+            MemoryState::Deleted
+        } else if self.superseded_by.is_some() {
+            MemoryState::Superseded
+        } else if self.expires_at.is_some_and(|t| t <= now) {
+            MemoryState::Expired
+        } else {
+            MemoryState::Live
+        }
+    }
 }
 
 /// How a memory came to be: which job, extractor, model and prompt made it.

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::{Cursor, MemoryKind, Scope};
+use crate::{Cursor, MemoryKind, MemoryState, Scope};
 
 /// Narrows the memories a search or listing considers.
 #[derive(Debug, Clone, Default)]
@@ -16,6 +16,9 @@ pub struct MemoryFilter {
     pub created_lte: Option<DateTime<Utc>>,
     pub include_superseded: bool,
     pub include_expired: bool,
+    /// Admin views: every state, or only `states` when it is not empty. Set,
+    /// it replaces the two `include_*` flags.
+    pub admin_states: Option<Vec<MemoryState>>,
     /// "Now" for expiry; `None` uses the database clock. Set from the injected
     /// clock so tests can move time.
     pub now: Option<DateTime<Utc>>,

@@ -134,6 +134,7 @@ mod tests {
             last_used_at: None,
             expires_at: None,
             superseded_by: None,
+            deleted_at: None,
             provenance: Default::default(),
         }
     }

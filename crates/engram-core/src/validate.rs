@@ -75,6 +75,28 @@ pub fn content(field: &str, value: &str, limits: &Limits) -> Result<String, Fiel
 }
 
 /// A search query: non-blank and within the configured length.
+/// A tenant name: 1-64 of `a-z 0-9 . _ -`, starting with a letter or digit,
+/// and not shaped like a UUID (a tenant may be named by either).
+pub fn tenant_name(field: &str, value: &str) -> Result<String, FieldError> {
+    let ok_chars = value
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+    let ok_start = value
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if !(1..=64).contains(&value.len()) || !ok_chars || !ok_start {
+        return Err(FieldError::new(
+            field,
+            "must be 1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit",
+        ));
+    }
+    if uuid::Uuid::try_parse(value).is_ok() {
+        return Err(FieldError::new(field, "must not be a UUID"));
+    }
+    Ok(value.to_owned())
+}
+
 pub fn query(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
     text(field, value, limits.max_query_chars)
 }

@@ -246,6 +246,37 @@ pub struct ServeArgs {
         default_value_t = 5
     )]
     pub job_max_attempts: i32,
+    /// Requests per second each API key may make on average; 0 turns the
+    /// limit off.
+    #[arg(
+        long = "rate-limit-per-second",
+        env = "ENGRAM_RATE_LIMIT_PER_SECOND",
+        default_value_t = 50
+    )]
+    pub rate_limit_per_second: u32,
+    /// Requests a key may make at once above its average.
+    #[arg(
+        long = "rate-limit-burst",
+        env = "ENGRAM_RATE_LIMIT_BURST",
+        default_value_t = 100
+    )]
+    pub rate_limit_burst: u32,
+    /// Seconds a request may take before it is answered 503.
+    #[arg(
+        long = "request-timeout-secs",
+        env = "ENGRAM_REQUEST_TIMEOUT_SECS",
+        default_value_t = 30
+    )]
+    pub request_timeout_secs: u64,
+    /// Comma-separated origins allowed by CORS; empty (the default) sends no
+    /// CORS headers.
+    #[arg(
+        long = "cors-origins",
+        env = "ENGRAM_CORS_ORIGINS",
+        value_delimiter = ',',
+        default_value = ""
+    )]
+    pub cors_origins: Vec<String>,
 }
 
 impl ServeArgs {
@@ -266,6 +297,20 @@ impl ServeArgs {
             min_relevance: self.min_relevance,
             add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
             job_max_attempts: self.job_max_attempts.max(1),
+            rate_limit: std::num::NonZeroU32::new(self.rate_limit_per_second).map(|per_second| {
+                engram_api::RateLimit {
+                    per_second,
+                    burst: std::num::NonZeroU32::new(self.rate_limit_burst).unwrap_or(per_second),
+                }
+            }),
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_secs.max(1)),
+            cors_origins: self
+                .cors_origins
+                .iter()
+                .map(|o| o.trim().to_owned())
+                .filter(|o| !o.is_empty())
+                .collect(),
+            export_page: 500,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Wiring for the `engram` binary: configuration, telemetry, the database pool,
 //! the embedder and the HTTP server. Tests use these same functions.
 
+pub mod cli;
 pub mod config;
 pub mod telemetry;
 
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use engram_api::{ApiConfig, ApiKey, AppState, UsageRecorder};
+use engram_api::{ApiConfig, ApiKey, AppState, KeyLimiter, UsageRecorder};
 use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
@@ -66,11 +67,17 @@ pub async fn prepare(
         .check_embedder(embedder.id(), embedder.dimensions())
         .await?;
     let (usage, usage_task) = UsageRecorder::spawn(store.clone());
+    let limiter = config.rate_limit.map(|r| {
+        Arc::new(KeyLimiter::keyed(
+            governor::Quota::per_second(r.per_second).allow_burst(r.burst),
+        ))
+    });
     let state = AppState {
         store,
         embedder,
         config: Arc::new(config),
         api_key: ApiKey::new(api_key),
+        limiter,
         usage,
         clock,
     };

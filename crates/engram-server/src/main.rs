@@ -7,7 +7,7 @@ use std::sync::Arc;
 use engram_core::{Clock, SystemClock};
 use engram_server::config::{DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs};
 use engram_server::{
-    connect, embedder, extractor, pipeline, prepare, serve, shutdown_signal, telemetry,
+    cli, connect, embedder, extractor, pipeline, prepare, serve, shutdown_signal, telemetry,
 };
 
 #[derive(Parser)]
@@ -35,6 +35,47 @@ enum Command {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+    /// Create, list and revoke API keys.
+    Keys {
+        #[command(flatten)]
+        db: DatabaseArgs,
+        #[command(subcommand)]
+        action: KeysAction,
+    },
+    /// Load a user export (GET /v1/admin/users/{user_id}/export) into this
+    /// deployment, re-embedding the memories with its embedder.
+    Import {
+        #[command(flatten)]
+        db: DatabaseArgs,
+        #[command(flatten)]
+        embed: EmbedArgs,
+        /// The tenant to load into (by name; created if new). Default: the
+        /// tenant named in the document.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// The export document.
+        file: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeysAction {
+    /// Create a key and print it (shown this once).
+    Create {
+        /// admin, tenant or read-only.
+        #[arg(long)]
+        role: String,
+        /// The tenant's name (created if new); not for admin keys.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// What the key is for, e.g. the app using it.
+        #[arg(long)]
+        name: String,
+    },
+    /// List keys (never their secrets).
+    List,
+    /// Revoke a key by id.
+    Revoke { id: String },
 }
 
 #[derive(clap::Args)]
@@ -75,6 +116,57 @@ async fn main() -> anyhow::Result<()> {
                 .await
                 .context("applying migrations")?;
             tracing::info!("migrations applied");
+        }
+        Command::Keys { db, action } => {
+            let store = connect(&db).await?;
+            store.migrate().await.context("applying migrations")?;
+            match action {
+                KeysAction::Create { role, tenant, name } => {
+                    let created = cli::create_key(&store, tenant.as_deref(), &role, &name).await?;
+                    println!("{}", created.key);
+                    eprintln!(
+                        "created key {} (role {}, tenant {}); the key above is shown only once",
+                        created.info.id,
+                        created.info.role,
+                        created.info.tenant.as_deref().unwrap_or("*")
+                    );
+                }
+                KeysAction::List => {
+                    for k in cli::list_keys(&store).await? {
+                        println!(
+                            "{}\t{}\t{}\t{}\t{}",
+                            k.id,
+                            k.role,
+                            k.tenant.as_deref().unwrap_or("*"),
+                            k.name,
+                            if k.revoked_at.is_some() {
+                                "revoked"
+                            } else {
+                                "active"
+                            }
+                        );
+                    }
+                }
+                KeysAction::Revoke { id } => {
+                    cli::revoke_key(&store, &id).await?;
+                    eprintln!("revoked key {id}");
+                }
+            }
+        }
+        Command::Import {
+            db,
+            embed,
+            tenant,
+            file,
+        } => {
+            let store = connect(&db).await?;
+            store.migrate().await.context("applying migrations")?;
+            let embedder = embedder(&embed)?;
+            store
+                .check_embedder(embedder.id(), embedder.dimensions())
+                .await?;
+            let counts = cli::import(&store, embedder, &file, tenant.as_deref()).await?;
+            println!("{}", serde_json::to_string(&counts)?);
         }
         Command::Serve(cmd) => {
             let ServeCommand {

@@ -119,7 +119,7 @@ async fn personal_facts_are_found_scoped_deleted_and_edited(pool: PgPool) {
         update["new_content"],
         "I teach mathematics at a secondary school."
     );
-    assert_eq!(update["actor"], "api-key:admin");
+    assert_eq!(update["actor"], "key:env-admin");
 }
 
 #[sqlx::test(migrations = false)]

@@ -363,6 +363,219 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     .await;
     call(&app, &mut c, Method::DELETE, m, m, None).await; // 422
 
+    // Keys, roles, tenants, rate limits.
+    let keys = "/v1/admin/keys";
+    let created = call(
+        &app,
+        &mut c,
+        Method::POST,
+        keys,
+        keys,
+        Some(json!({"role": "tenant", "tenant": "acme", "name": "app"})),
+    )
+    .await; // 201
+    let key_id = created.body["id"].as_str().unwrap().to_owned();
+    let tenant_key = created.body["key"].as_str().unwrap().to_owned();
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        keys,
+        keys,
+        Some(json!({"role": "x", "name": "app"})),
+    )
+    .await; // 422
+    call(&app, &mut c, Method::GET, keys, keys, None).await;
+    let read = call(
+        &app,
+        &mut c,
+        Method::POST,
+        keys,
+        keys,
+        Some(json!({"role": "read-only", "tenant": "acme", "name": "dash"})),
+    )
+    .await;
+    let read_key = read.body["key"].as_str().unwrap().to_owned();
+    let as_key =
+        |key: &str, tenant: Option<&str>, method: Method, path: &str, body: Option<Value>| {
+            let mut req = app.client.request(method, app.url(path)).bearer_auth(key);
+            if let Some(t) = tenant {
+                req = req.header("x-engram-tenant", t);
+            }
+            if let Some(b) = body {
+                req = req.json(&b);
+            }
+            app.raw(req)
+        };
+    let r = as_key(
+        &read_key,
+        None,
+        Method::POST,
+        m,
+        Some(json!({"user_id": "u", "text": "x", "infer": false})),
+    )
+    .await;
+    c.check("POST", m, &r); // 403
+    let r = as_key(&tenant_key, None, Method::GET, keys, None).await;
+    c.check("GET", keys, &r); // 403
+    let r = as_key(
+        &tenant_key,
+        Some("elsewhere"),
+        Method::GET,
+        "/v1/memories?user_id=u",
+        None,
+    )
+    .await;
+    c.check("GET", m, &r); // 404 tenant
+    let key_path = "/v1/admin/keys/{id}";
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        &format!("/v1/admin/keys/{key_id}"),
+        key_path,
+        None,
+    )
+    .await; // 204
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/keys/nope",
+        key_path,
+        None,
+    )
+    .await; // 400
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/keys/00000000-0000-0000-0000-000000000009",
+        key_path,
+        None,
+    )
+    .await; // 404
+
+    // The GDPR endpoints.
+    app.add_text("v", "I grow tomatoes.").await;
+    let kept = app.add_text("v", "I sail on weekends.").await;
+    let (um, us, one_t, ex, user) = (
+        "/v1/admin/users/{user_id}/memories",
+        "/v1/admin/users/{user_id}/search",
+        "/v1/admin/users/{user_id}/memories/{id}",
+        "/v1/admin/users/{user_id}/export",
+        "/v1/admin/users/{user_id}",
+    );
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/users/v/memories?limit=1",
+        um,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/users/v/memories?states=nope",
+        um,
+        None,
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        "/v1/admin/users/v/search",
+        us,
+        Some(json!({"query": "garden", "states": ["live"]})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        "/v1/admin/users/v/search",
+        us,
+        Some(json!({"query": "garden", "top_k": 0})),
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/users/v/export",
+        ex,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        &format!("/v1/admin/users/v/memories/{kept}"),
+        one_t,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        &format!("/v1/admin/users/v/memories/{kept}"),
+        one_t,
+        None,
+    )
+    .await; // 404
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/users/v/memories/zz",
+        one_t,
+        None,
+    )
+    .await; // 400
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/users/v",
+        user,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/sources/doc-1",
+        "/v1/admin/sources/{source_ref}",
+        None,
+    )
+    .await;
+    let audit = "/v1/admin/audit";
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/audit?limit=5&action=user.erase",
+        audit,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/audit?limit=x",
+        audit,
+        None,
+    )
+    .await; // 422
+
     // Every documented operation was exercised at least once.
     let touched: BTreeSet<(String, String)> = c
         .checked
@@ -378,7 +591,10 @@ async fn undocumented_methods_are_405(pool: PgPool) {
     let documented = spec_operations(&spec());
     let paths: BTreeSet<&String> = documented.iter().map(|(_, p)| p).collect();
     for path in paths {
-        let concrete = path.replace("{id}", "00000000-0000-0000-0000-000000000001");
+        let concrete = path
+            .replace("{id}", "00000000-0000-0000-0000-000000000001")
+            .replace("{user_id}", "u")
+            .replace("{source_ref}", "s");
         for m in METHODS {
             let method = m.to_uppercase();
             if documented.contains(&(method.clone(), path.clone())) {
@@ -393,6 +609,32 @@ async fn undocumented_methods_are_405(pool: PgPool) {
                 .await;
             reply.assert_problem(405, None);
         }
+    }
+}
+
+/// Every authenticated operation documents what authentication can answer:
+/// 401, 404 (a tenant it may not act in), 429 and 503; and 403 exactly when
+/// some role may not perform it.
+#[test]
+fn every_operation_documents_its_auth_answers() {
+    let spec = spec();
+    for (method, path, access) in engram_api::route_access() {
+        let responses = &spec["paths"][path][method.as_str().to_lowercase()]["responses"];
+        let Some(access) = access else {
+            assert!(responses.get("401").is_none(), "{method} {path} is public");
+            continue;
+        };
+        for status in ["401", "404", "429", "503"] {
+            assert!(
+                responses.get(status).is_some(),
+                "{method} {path} lacks {status}"
+            );
+        }
+        assert_eq!(
+            responses.get("403").is_some(),
+            access != engram_core::Access::Read,
+            "{method} {path}: 403 documented iff a role is refused"
+        );
     }
 }
 

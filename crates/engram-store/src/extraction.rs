@@ -45,7 +45,7 @@ impl Store {
         job_id: Uuid,
         now: DateTime<Utc>,
     ) -> Result<ExtractionTx, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
             .bind(format!(
                 "{tenant}/{}/{}",

@@ -24,6 +24,9 @@ pub struct NewJob {
     pub payload: Value,
     pub idempotency_key: Option<String>,
     pub max_attempts: i32,
+    /// Where the messages came from, kept after the payload is cleared so a
+    /// source purge can find what the job did.
+    pub source_ref: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -82,10 +85,10 @@ impl Store {
         raw: &[(NewMemory, Vec<f32>)],
         actor: &str,
     ) -> Result<Enqueued, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.tenant_tx(tenant).await?;
         let id: Option<Uuid> = sqlx::query_scalar(
-            "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts)
-             VALUES ($1, $2, 'extract', $3, $4, $5, $6, $7, $8)
+            "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref)
+             VALUES ($1, $2, 'extract', $3, $4, $5, $6, $7, $8, $9)
              ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
              RETURNING id",
         )
@@ -97,6 +100,7 @@ impl Store {
         .bind(&job.payload)
         .bind(&job.idempotency_key)
         .bind(job.max_attempts)
+        .bind(&job.source_ref)
         .fetch_optional(&mut *tx)
         .await?;
         let Some(job_id) = id else {
@@ -131,14 +135,17 @@ impl Store {
     }
 
     pub async fn get_job(&self, tenant: Uuid, id: Uuid) -> Result<JobRow, StoreError> {
-        sqlx::query_as(&format!(
+        let mut tx = self.tenant_tx(tenant).await?;
+        let job = sqlx::query_as(&format!(
             "SELECT {JOB_COLUMNS} FROM jobs WHERE tenant_id = $1 AND id = $2"
         ))
         .bind(tenant)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?
-        .ok_or(StoreError::NotFound)
+        .ok_or(StoreError::NotFound)?;
+        tx.commit().await?;
+        Ok(job)
     }
 
     /// Takes the next runnable job (queued and due, or running with an expired
@@ -176,6 +183,7 @@ impl Store {
         error: &str,
         retry_in_secs: f64,
     ) -> Result<JobStatus, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
         let status: String = sqlx::query_scalar(
             "UPDATE jobs SET
                 status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
@@ -190,8 +198,9 @@ impl Store {
         .bind(id)
         .bind(error)
         .bind(retry_in_secs)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(JobStatus::parse(&status).unwrap_or(JobStatus::Failed))
     }
 

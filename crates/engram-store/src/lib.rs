@@ -6,18 +6,31 @@
 //! are emitted, which keeps the partial btree indexes usable; integration tests
 //! run every statement against a real Postgres.
 
+mod admin;
+mod audit;
 mod error;
+mod export;
 mod extraction;
 mod jobs;
+mod keys;
 mod memories;
 mod revert;
 mod rows;
+mod tenant;
 
+pub use admin::{source_hash, Counts, MergeRestore, SourcePurgePlan};
+pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use error::StoreError;
+pub use export::{
+    ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,
+    ExportedMemory, UserExport, EXPORT_FORMAT, EXPORT_VERSION,
+};
 pub use extraction::{ExtractionTx, FactContext};
 pub use jobs::{Enqueued, JobRow, NewJob, JOBS_CHANNEL};
+pub use keys::{CreatedKey, KeyInfo, StoredKey};
 pub use memories::{Candidate, InsertOutcome};
 pub use revert::LatestChange;
+pub use tenant::enter_tenant;
 
 use sqlx::PgPool;
 

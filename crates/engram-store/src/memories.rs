@@ -4,14 +4,16 @@
 use std::collections::HashMap;
 
 use engram_core::{
-    AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, NewMemory, Page, Scope,
+    AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, MemoryState, NewMemory, Page, Scope,
 };
 use pgvector::Vector;
 use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
+use crate::audit::{write_audit, AuditEntry};
 use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
 use crate::{Store, StoreError};
+use engram_core::access::subject_hash;
 
 /// One input of an add, and what became of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,20 +51,24 @@ impl Store {
         items: &[(NewMemory, Vec<f32>)],
         actor: &str,
     ) -> Result<Vec<InsertOutcome>, StoreError> {
-        let mut conn = self.pool.acquire().await?;
-        insert_memories_in(&mut conn, tenant, items, actor).await
+        let mut tx = self.tenant_tx(tenant).await?;
+        let outcomes = insert_memories_in(&mut tx, tenant, items, actor).await?;
+        tx.commit().await?;
+        Ok(outcomes)
     }
 
     /// A memory that is not deleted (it may be superseded or expired).
     pub async fn get_memory(&self, tenant: Uuid, id: Uuid) -> Result<Memory, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
         let row: MemoryRow = sqlx::query_as(&format!(
             "SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"
         ))
         .bind(tenant)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?
         .ok_or(StoreError::NotFound)?;
+        tx.commit().await?;
         Ok(row.into())
     }
 
@@ -84,7 +90,9 @@ impl Store {
         }
         q.push(" ORDER BY created_at DESC, id DESC LIMIT ")
             .push_bind(page.limit as i64);
-        let rows: Vec<MemoryRow> = q.build_query_as().fetch_all(&self.pool).await?;
+        let mut tx = self.tenant_tx(tenant).await?;
+        let rows: Vec<MemoryRow> = q.build_query_as().fetch_all(&mut *tx).await?;
+        tx.commit().await?;
         Ok(rows.into_iter().map(Memory::from).collect())
     }
 
@@ -106,7 +114,9 @@ impl Store {
             .push_bind(query)
             .push(" LIMIT ")
             .push_bind(limit as i64);
-        let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&self.pool).await?;
+        let mut tx = self.tenant_tx(tenant).await?;
+        let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
+        tx.commit().await?;
         Ok(rows
             .into_iter()
             .map(|r| Candidate {
@@ -118,14 +128,16 @@ impl Store {
 
     /// Records that memories were returned to a caller (feeds decay later).
     pub async fn touch_memories(&self, tenant: Uuid, ids: &[Uuid]) -> Result<(), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query(
             "UPDATE memories SET last_used_at = now(), access_count = access_count + 1
              WHERE tenant_id = $1 AND id = ANY($2)",
         )
         .bind(tenant)
         .bind(ids)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -139,7 +151,7 @@ impl Store {
         embedding: Option<Vec<f32>>,
         actor: &str,
     ) -> Result<Memory, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.tenant_tx(tenant).await?;
         let old: (String, serde_json::Value) = sqlx::query_as(
             "SELECT content, metadata FROM memories
              WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
@@ -201,25 +213,38 @@ impl Store {
         &self,
         tenant: Uuid,
         id: Uuid,
-        actor: &str,
+        audit: AuditEntry,
     ) -> Result<(), StoreError> {
-        let deleted: Option<Uuid> = sqlx::query_scalar(
+        let mut tx = self.tenant_tx(tenant).await?;
+        let deleted: Option<(Uuid, Option<String>)> = sqlx::query_as(
             "WITH gone AS (
                 UPDATE memories SET deleted_at = now(), updated_at = now()
                 WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
-                RETURNING id, content
+                RETURNING id, content, user_id
              ), history AS (
                 INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
                 SELECT $1, gen_random_uuid(), id, 'DELETE', content, $3, 'deleted via API' FROM gone
              )
-             SELECT id FROM gone",
+             SELECT id, user_id FROM gone",
         )
         .bind(tenant)
         .bind(id)
-        .bind(actor)
-        .fetch_optional(&self.pool)
+        .bind(&audit.actor)
+        .fetch_optional(&mut *tx)
         .await?;
-        deleted.map(|_| ()).ok_or(StoreError::NotFound)
+        let (_, user_id) = deleted.ok_or(StoreError::NotFound)?;
+        write_audit(
+            &mut tx,
+            &AuditEntry {
+                tenant_id: Some(tenant),
+                target: Some(format!("memory:{id}")),
+                subject_hash: user_id.map(|u| subject_hash(tenant, &u)),
+                ..audit
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Soft-deletes every memory of a scope in one statement, however many rows.
@@ -228,7 +253,7 @@ impl Store {
         &self,
         tenant: Uuid,
         scope: &Scope,
-        actor: &str,
+        audit: AuditEntry,
     ) -> Result<u64, StoreError> {
         if scope.user_id.is_none() && scope.agent_id.is_none() {
             return Err(StoreError::Conflict(
@@ -248,9 +273,22 @@ impl Store {
         q.push(" RETURNING id, content), history AS (INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason) SELECT ")
             .push_bind(tenant)
             .push(", gen_random_uuid(), id, 'DELETE', content, ")
-            .push_bind(actor)
+            .push_bind(audit.actor.clone())
             .push(", 'scope deleted via API' FROM gone) SELECT count(*) FROM gone");
-        let count: i64 = q.build_query_scalar().fetch_one(&self.pool).await?;
+        let mut tx = self.tenant_tx(tenant).await?;
+        let count: i64 = q.build_query_scalar().fetch_one(&mut *tx).await?;
+        write_audit(
+            &mut tx,
+            &AuditEntry {
+                tenant_id: Some(tenant),
+                target: Some("scope".into()),
+                subject_hash: scope.user_id.as_deref().map(|u| subject_hash(tenant, u)),
+                details: serde_json::json!({"memories": count}),
+                ..audit
+            },
+        )
+        .await?;
+        tx.commit().await?;
         Ok(count as u64)
     }
 
@@ -261,6 +299,7 @@ impl Store {
         tenant: Uuid,
         id: Uuid,
     ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
         let rows: Vec<HistoryRow> = sqlx::query_as(
             "SELECT h.id, h.memory_id, h.event, h.old_content, h.new_content, h.old_metadata,
                     h.new_metadata, h.actor, h.reason, h.created_at, h.job_id, h.source_message,
@@ -271,7 +310,7 @@ impl Store {
         )
         .bind(tenant)
         .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *tx)
         .await?;
         if rows.is_empty() {
             let exists: bool = sqlx::query_scalar(
@@ -279,12 +318,13 @@ impl Store {
             )
             .bind(tenant)
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *tx)
             .await?;
             if !exists {
                 return Err(StoreError::NotFound);
             }
         }
+        tx.commit().await?;
         Ok(rows.into_iter().map(HistoryEntry::from).collect())
     }
 }
@@ -430,9 +470,10 @@ pub(crate) async fn insert_memories_in(
 /// and filters. Only conditions that are present are emitted, so the planner sees
 /// `user_id = $n` and can use the partial scope indexes.
 fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilter) {
-    q.push(" WHERE tenant_id = ")
-        .push_bind(tenant)
-        .push(" AND deleted_at IS NULL");
+    q.push(" WHERE tenant_id = ").push_bind(tenant);
+    if f.admin_states.is_none() {
+        q.push(" AND deleted_at IS NULL");
+    }
     if let Some(u) = &f.scope.user_id {
         q.push(" AND user_id = ").push_bind(u.clone());
     }
@@ -442,17 +483,19 @@ fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilte
     if let Some(s) = &f.scope.session_id {
         q.push(" AND session_id = ").push_bind(s.clone());
     }
-    if !f.include_superseded {
-        q.push(" AND superseded_by IS NULL");
-    }
-    if !f.include_expired {
-        match f.now {
-            Some(now) => q
-                .push(" AND (expires_at IS NULL OR expires_at > ")
-                .push_bind(now)
-                .push(")"),
-            None => q.push(" AND (expires_at IS NULL OR expires_at > now())"),
-        };
+    match &f.admin_states {
+        Some(states) if !states.is_empty() => push_states(q, states, f.now),
+        Some(_) => {}
+        None => {
+            if !f.include_superseded {
+                q.push(" AND superseded_by IS NULL");
+            }
+            if !f.include_expired {
+                q.push(" AND (expires_at IS NULL OR expires_at > ");
+                push_now(q, f.now);
+                q.push(")");
+            }
+        }
     }
     if let Some(m) = &f.metadata {
         q.push(" AND metadata @> ").push_bind(m.clone());
@@ -467,4 +510,39 @@ fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilte
     if let Some(t) = f.created_lte {
         q.push(" AND created_at <= ").push_bind(t);
     }
+}
+
+/// "Now" for expiry: the injected clock's when given, else the database's.
+fn push_now(q: &mut QueryBuilder<'_, Postgres>, now: Option<chrono::DateTime<chrono::Utc>>) {
+    match now {
+        Some(now) => q.push_bind(now),
+        None => q.push("now()"),
+    };
+}
+
+/// Rows in any of `states` (the SQL twin of `Memory::state`).
+fn push_states(
+    q: &mut QueryBuilder<'_, Postgres>,
+    states: &[MemoryState],
+    now: Option<chrono::DateTime<chrono::Utc>>,
+) {
+    q.push(" AND (false");
+    for state in states {
+        q.push(" OR ");
+        match state {
+            MemoryState::Deleted => q.push("deleted_at IS NOT NULL"),
+            MemoryState::Superseded => q.push("(deleted_at IS NULL AND superseded_by IS NOT NULL)"),
+            MemoryState::Expired => {
+                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND expires_at <= ");
+                push_now(q, now);
+                q.push(")")
+            }
+            MemoryState::Live => {
+                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > ");
+                push_now(q, now);
+                q.push("))")
+            }
+        };
+    }
+    q.push(")");
 }

@@ -28,6 +28,7 @@ impl LatestChange {
 impl Store {
     /// The latest change to a memory that can be undone (reinforcements are skipped).
     pub async fn latest_change(&self, tenant: Uuid, id: Uuid) -> Result<LatestChange, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
         let row: Option<(Uuid, String, Option<String>, Option<Value>)> = sqlx::query_as(
             "SELECT h.id, h.event, h.old_content, h.old_metadata
              FROM memories m JOIN memory_history h ON h.tenant_id = m.tenant_id AND h.memory_id = m.id
@@ -36,8 +37,9 @@ impl Store {
         )
         .bind(tenant)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *tx)
         .await?;
+        tx.commit().await?;
         let (history_id, event, old_content, old_metadata) = row.ok_or(StoreError::NotFound)?;
         let event = HistoryEvent::parse(&event).unwrap_or(HistoryEvent::Add);
         if matches!(event, HistoryEvent::Add | HistoryEvent::Revert) {
@@ -64,7 +66,7 @@ impl Store {
         embedding: Option<Vec<f32>>,
         actor: &str,
     ) -> Result<Memory, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.tenant_tx(tenant).await?;
         let (content, successor): (String, Option<Uuid>) =
             sqlx::query_as("SELECT content, superseded_by FROM memories WHERE tenant_id = $1 AND id = $2 FOR UPDATE")
                 .bind(tenant)

@@ -10,7 +10,7 @@ use uuid::Uuid;
 pub(crate) const MEMORY_COLUMNS: &str =
     "id, user_id, agent_id, session_id, kind, subject, attribute, value, \
     content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
-    access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, job_id, \
+    access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, job_id, \
     extractor, model, prompt_version";
 
 #[derive(sqlx::FromRow)]
@@ -37,6 +37,7 @@ pub(crate) struct MemoryRow {
     last_used_at: Option<DateTime<Utc>>,
     expires_at: Option<DateTime<Utc>>,
     superseded_by: Option<Uuid>,
+    deleted_at: Option<DateTime<Utc>>,
     job_id: Option<Uuid>,
     extractor: Option<String>,
     model: Option<String>,
@@ -73,6 +74,7 @@ impl From<MemoryRow> for Memory {
             last_used_at: r.last_used_at,
             expires_at: r.expires_at,
             superseded_by: r.superseded_by,
+            deleted_at: r.deleted_at,
             provenance: Provenance {
                 job_id: r.job_id,
                 extractor: r.extractor,

@@ -279,6 +279,7 @@ async fn add_inferred(
         payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
         idempotency_key,
         max_attempts: state.config.job_max_attempts,
+        source_ref: request.source.source_ref.clone(),
     };
     let enqueued = state
         .store

@@ -215,7 +215,7 @@ pub async fn delete_memory(
 ) -> Result<StatusCode, ApiError> {
     state
         .store
-        .delete_memory(caller.tenant_id, id, &caller.actor)
+        .delete_memory(caller.tenant_id, id, caller.audit("memory.delete"))
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -234,7 +234,7 @@ pub async fn delete_memories(
     )?;
     let deleted = state
         .store
-        .delete_scope(caller.tenant_id, &scope, &caller.actor)
+        .delete_scope(caller.tenant_id, &scope, caller.audit("scope.delete"))
         .await?;
     Ok(Json(DeleteScopeResponse { deleted }))
 }

@@ -1,4 +1,5 @@
 pub mod add;
+pub mod admin;
 pub mod health;
 pub mod jobs;
 pub mod memories;

@@ -205,6 +205,42 @@ impl TestApp {
             .unwrap_or(Value::Null)
     }
 
+    /// A request with another key, optionally naming the tenant to act in.
+    pub async fn send_as(
+        &self,
+        key: Option<&str>,
+        tenant: Option<&str>,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        if let Some(t) = tenant {
+            req = req.header(engram_api::TENANT_HEADER, t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        into_reply(req.send().await.expect("request is sent")).await
+    }
+
+    /// Creates a key through the admin API; (id, key).
+    pub async fn create_key(&self, role: &str, tenant: Option<&str>) -> (String, String) {
+        let mut body = serde_json::json!({"role": role, "name": format!("{role}-key")});
+        if let Some(t) = tenant {
+            body["tenant"] = t.into();
+        }
+        let r = self.post("/v1/admin/keys", body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
+        (
+            r.body["id"].as_str().expect("id").to_owned(),
+            r.body["key"].as_str().expect("key").to_owned(),
+        )
+    }
+
     pub async fn count_rows(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT count(*) FROM {table}"))
             .fetch_one(&self.pool)

@@ -1,0 +1,417 @@
+//! `/v1/admin`: keys and the audit log (admin keys), and the GDPR endpoints of
+//! one tenant (admin or tenant keys): every state of a user's memories, hard
+//! deletion, export, erasure, and purging what one source produced.
+
+use std::collections::HashMap;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use chrono::Utc;
+use engram_core::access::subject_hash;
+use engram_core::{validate, MemoryFilter, MemoryState, Page, Role};
+use engram_store::{AuditQuery, ExportChunk, UserExport};
+use uuid::Uuid;
+
+use crate::dto::{self, *};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery, IdPath};
+use crate::routes::memories::embed_all;
+use crate::state::{AppState, Caller};
+
+// ---- keys ----------------------------------------------------------------------
+
+pub async fn create_key(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(req): ApiJson<CreateKeyRequest>,
+) -> Result<(StatusCode, Json<CreatedKeyOut>), ApiError> {
+    let limits = &state.config.limits;
+    let role = Role::parse(&req.role)
+        .ok_or_else(|| ApiError::validation("role", "must be one of admin, tenant, read-only"))?;
+    let name = validate::identifier("name", &req.name, limits)?;
+    let tenant = match (role, req.tenant.as_deref()) {
+        (Role::Admin, Some(_)) => {
+            return Err(ApiError::validation(
+                "tenant",
+                "admin keys act in every tenant; give no tenant",
+            ))
+        }
+        (Role::Admin, None) => None,
+        (_, None) => return Err(ApiError::validation("tenant", "is required for this role")),
+        (_, Some(t)) => Some(validate::tenant_name("tenant", t)?),
+    };
+    let created = state
+        .store
+        .create_key(tenant.as_deref(), role, &name, caller.audit("key.create"))
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedKeyOut {
+            key: created.key,
+            info: created.info.into(),
+        }),
+    ))
+}
+
+pub async fn list_keys(State(state): State<AppState>) -> Result<Json<KeyListResponse>, ApiError> {
+    let keys = state.store.list_keys().await?;
+    Ok(Json(KeyListResponse {
+        results: keys.into_iter().map(KeyOut::from).collect(),
+    }))
+}
+
+pub async fn revoke_key(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<StatusCode, ApiError> {
+    state
+        .store
+        .revoke_key(id, caller.audit("key.revoke"))
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- audit log -----------------------------------------------------------------
+
+pub async fn list_audit(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiQuery(q): ApiQuery<AuditQueryParams>,
+) -> Result<Json<AuditListResponse>, ApiError> {
+    let limits = &state.config.limits;
+    let limit = page_limit(q.limit, 100)?;
+    let subject_hash = q
+        .user_id
+        .as_deref()
+        .map(|u| validate::identifier("user_id", u, limits))
+        .transpose()?
+        .map(|u| subject_hash(caller.tenant_id, &u));
+    let before = dto::cursor(&q.cursor)?.map(|c| (c.created_at, c.id));
+    let records = state
+        .store
+        .list_audit(&AuditQuery {
+            // The acting tenant's entries, and deployment-wide ones (admin keys).
+            tenant_id: None,
+            action: q.action,
+            subject_hash,
+            before,
+            limit,
+        })
+        .await?;
+    let next_cursor = next_cursor(&records, limit, |r| (r.at, r.id));
+    Ok(Json(AuditListResponse {
+        results: records,
+        next_cursor,
+    }))
+}
+
+// ---- one user's data -----------------------------------------------------------
+
+pub async fn list_user_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+    ApiQuery(q): ApiQuery<AdminListQuery>,
+) -> Result<Json<AdminListResponse>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let limit = page_limit(q.limit, 100)?;
+    let states = match q.states.as_deref() {
+        Some(s) => parse_states(s.split(',').map(str::trim), "states")?,
+        None => Vec::new(),
+    };
+    let filter = admin_filter(&state, user_id, states);
+    let page = Page {
+        limit,
+        after: dto::cursor(&q.cursor)?,
+    };
+    let memories = state
+        .store
+        .list_memories(caller.tenant_id, &filter, &page)
+        .await?;
+    let next_cursor = next_cursor(&memories, limit, |m| (m.created_at, m.id));
+    let scored = memories.into_iter().map(|m| (m, None)).collect();
+    Ok(Json(AdminListResponse {
+        results: with_history(&state, &caller, scored).await?,
+        next_cursor,
+    }))
+}
+
+pub async fn search_user_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+    ApiJson(req): ApiJson<AdminSearchRequest>,
+) -> Result<Json<AdminListResponse>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let query = validate::query("query", &req.query, &state.config.limits)?;
+    let top_k = req.top_k.unwrap_or(20);
+    if !(1..=100).contains(&top_k) {
+        return Err(ApiError::validation("top_k", "must be between 1 and 100"));
+    }
+    let states = match &req.states {
+        Some(s) => parse_states(s.iter().map(String::as_str), "states")?,
+        None => Vec::new(),
+    };
+    let filter = admin_filter(&state, user_id, states);
+    let vector = embed_all(&state, &[query]).await?.remove(0);
+    let candidates = state
+        .store
+        .search_candidates(caller.tenant_id, &filter, &vector, top_k as usize)
+        .await?;
+    let scored = candidates
+        .into_iter()
+        .map(|c| (c.memory, Some(c.cosine)))
+        .collect();
+    Ok(Json(AdminListResponse {
+        results: with_history(&state, &caller, scored).await?,
+        next_cursor: None,
+    }))
+}
+
+pub async fn purge_user_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((user_id, id)): Path<(String, String)>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let id = Uuid::try_parse(&id).map_err(|_| ApiError::BadParameter {
+        field: "id".into(),
+        message: format!("`{id}` is not a UUID"),
+    })?;
+    let counts = state
+        .store
+        .purge_memory(caller.tenant_id, &user_id, id, caller.audit("memory.purge"))
+        .await?;
+    Ok(Json(receipt(&caller, counts)))
+}
+
+pub async fn erase_user(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let counts = state
+        .store
+        .erase_user(caller.tenant_id, &user_id, caller.audit("user.erase"))
+        .await?;
+    Ok(Json(receipt(&caller, counts)))
+}
+
+pub async fn purge_source(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(source_ref): Path<String>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let source_ref = validate::identifier("source_ref", &source_ref, &state.config.limits)?;
+    let plan = state
+        .store
+        .plan_source_purge(caller.tenant_id, &source_ref)
+        .await?;
+    let texts: Vec<String> = plan.restores.iter().map(|r| r.content.clone()).collect();
+    let embeddings = if texts.is_empty() {
+        Vec::new()
+    } else {
+        embed_all(&state, &texts).await?
+    };
+    let counts = state
+        .store
+        .purge_source(
+            caller.tenant_id,
+            &plan,
+            &embeddings,
+            caller.audit("source.purge"),
+        )
+        .await?;
+    Ok(Json(receipt(&caller, counts)))
+}
+
+/// Streams the user's export document (format `engram.user-export` v1, see
+/// docs/GDPR.md) page by page from one database snapshot. An error after the
+/// first byte can only cut the stream short, which the client sees as
+/// truncated JSON; it is logged.
+pub async fn export_user(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let (header, export) = state
+        .store
+        .export_user(caller.tenant_id, &user_id, state.config.export_page)
+        .await?;
+    let mut opening =
+        serde_json::to_string(&header).map_err(|e| ApiError::Internal(e.to_string()))?;
+    opening.pop(); // the closing brace: the sections follow
+    opening.push_str(",\"memories\":[");
+    let writer = ExportWriter {
+        export,
+        section: 0,
+        first_in_section: true,
+    };
+    let body = futures::stream::once(async move { Ok(Bytes::from(opening)) }).chain(
+        futures::stream::try_unfold(writer, |mut w| async move {
+            match w.next_bytes().await {
+                Ok(Some(bytes)) => Ok(Some((bytes, w))),
+                Ok(None) => Ok(None),
+                Err(e) => {
+                    tracing::error!(error = %e, "export stream failed");
+                    Err(std::io::Error::other("export failed"))
+                }
+            }
+        }),
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"engram-export.json\"",
+            ),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+use futures::StreamExt;
+
+/// Turns export chunks into the document's bytes: memories, jobs, audit.
+struct ExportWriter {
+    export: UserExport,
+    section: usize,
+    first_in_section: bool,
+}
+
+const SECTIONS: [&str; 3] = ["memories", "jobs", "audit"];
+
+impl ExportWriter {
+    async fn next_bytes(&mut self) -> Result<Option<Bytes>, engram_store::StoreError> {
+        let Some(chunk) = self.export.next_chunk().await? else {
+            if self.section == usize::MAX {
+                return Ok(None);
+            }
+            self.section = usize::MAX;
+            return Ok(Some(Bytes::from_static(b"]}")));
+        };
+        let (section, items) = match chunk {
+            ExportChunk::Memories(v) => (0, to_json_items(&v)),
+            ExportChunk::Jobs(v) => (1, to_json_items(&v)),
+            ExportChunk::Audit(v) => (2, to_json_items(&v)),
+        };
+        let mut out = String::new();
+        while self.section < section {
+            self.section += 1;
+            out.push_str(&format!("],\"{}\":[", SECTIONS[self.section]));
+            self.first_in_section = true;
+        }
+        for item in items {
+            if !self.first_in_section {
+                out.push(',');
+            }
+            self.first_in_section = false;
+            out.push_str(&item);
+        }
+        Ok(Some(Bytes::from(out)))
+    }
+}
+
+fn to_json_items<T: serde::Serialize>(items: &[T]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|i| serde_json::to_string(i).ok())
+        .collect()
+}
+
+// ---- helpers -------------------------------------------------------------------
+
+fn user_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
+    validate::identifier("user_id", raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
+        field: "user_id".into(),
+        message: e.message,
+    })
+}
+
+fn page_limit(limit: Option<i64>, default: i64) -> Result<usize, ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::validation("limit", "must be between 1 and 1000"));
+    }
+    Ok(limit as usize)
+}
+
+fn parse_states<'a>(
+    names: impl Iterator<Item = &'a str>,
+    field: &str,
+) -> Result<Vec<MemoryState>, ApiError> {
+    names
+        .map(|n| {
+            MemoryState::parse(n).ok_or_else(|| {
+                ApiError::validation(
+                    field,
+                    format!("`{n}` is not a state (live, superseded, expired, deleted)"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn admin_filter(state: &AppState, user_id: String, states: Vec<MemoryState>) -> MemoryFilter {
+    MemoryFilter {
+        scope: engram_core::Scope {
+            user_id: Some(user_id),
+            ..Default::default()
+        },
+        admin_states: Some(states),
+        now: Some(state.clock.now()),
+        ..Default::default()
+    }
+}
+
+async fn with_history(
+    state: &AppState,
+    caller: &Caller,
+    memories: Vec<(engram_core::Memory, Option<f32>)>,
+) -> Result<Vec<AdminMemoryOut>, ApiError> {
+    let ids: Vec<Uuid> = memories.iter().map(|(m, _)| m.id).collect();
+    let mut histories: HashMap<Uuid, Vec<engram_core::HistoryEntry>> =
+        state.store.histories(caller.tenant_id, &ids).await?;
+    let now = state.clock.now();
+    Ok(memories
+        .into_iter()
+        .map(|(m, relevance)| AdminMemoryOut {
+            state: m.state(now),
+            deleted_at: m.deleted_at,
+            relevance,
+            history: histories.remove(&m.id).unwrap_or_default(),
+            memory: m.into(),
+        })
+        .collect())
+}
+
+fn next_cursor<T>(
+    items: &[T],
+    limit: usize,
+    key: impl Fn(&T) -> (chrono::DateTime<Utc>, Uuid),
+) -> Option<String> {
+    (items.len() == limit)
+        .then(|| items.last())
+        .flatten()
+        .map(|last| {
+            let (created_at, id) = key(last);
+            engram_core::Cursor { created_at, id }.encode()
+        })
+}
+
+fn receipt(caller: &Caller, counts: engram_store::Counts) -> ErasureReceipt {
+    ErasureReceipt {
+        request_id: caller.request_id.clone(),
+        tenant_id: caller.tenant_id,
+        completed_at: Utc::now(),
+        counts,
+    }
+}

@@ -1,0 +1,94 @@
+//! The administrative subcommands: `engram keys ...` and `engram import`. They
+//! talk to the database directly (no server needed) and are audited like the
+//! HTTP endpoints that do the same, with the actor `cli`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use engram_core::{validate, Embedder, Role};
+use engram_store::{AuditEntry, Counts, CreatedKey, ExportDocument, KeyInfo, Store, EXPORT_FORMAT};
+
+const ACTOR: &str = "cli";
+
+pub async fn create_key(
+    store: &Store,
+    tenant: Option<&str>,
+    role: &str,
+    name: &str,
+) -> anyhow::Result<CreatedKey> {
+    let role = Role::parse(role).context("--role must be one of admin, tenant, read-only")?;
+    let tenant = match (role, tenant) {
+        (Role::Admin, Some(_)) => bail!("admin keys act in every tenant; give no --tenant"),
+        (Role::Admin, None) => None,
+        (_, None) => bail!("--tenant is required for tenant and read-only keys"),
+        (_, Some(t)) => Some(validate::tenant_name("tenant", t).map_err(anyhow::Error::msg)?),
+    };
+    let name =
+        validate::identifier("name", name, &Default::default()).map_err(anyhow::Error::msg)?;
+    Ok(store
+        .create_key(
+            tenant.as_deref(),
+            role,
+            &name,
+            AuditEntry::new(ACTOR, "key.create", None),
+        )
+        .await?)
+}
+
+pub async fn list_keys(store: &Store) -> anyhow::Result<Vec<KeyInfo>> {
+    Ok(store.list_keys().await?)
+}
+
+pub async fn revoke_key(store: &Store, id: &str) -> anyhow::Result<()> {
+    let id =
+        uuid::Uuid::try_parse(id).context("the key id must be a UUID (see `engram keys list`)")?;
+    store
+        .revoke_key(id, AuditEntry::new(ACTOR, "key.revoke", None))
+        .await
+        .with_context(|| format!("could not revoke key {id}"))
+}
+
+/// Loads an export document into `tenant` (by name, created if new; default:
+/// the tenant named in the document). Memories are embedded with this
+/// deployment's embedder; nothing is written unless all of it is.
+pub async fn import(
+    store: &Store,
+    embedder: Arc<dyn Embedder>,
+    file: &Path,
+    tenant: Option<&str>,
+) -> anyhow::Result<Counts> {
+    let text = std::fs::read(file).with_context(|| format!("could not read {}", file.display()))?;
+    let doc: ExportDocument = serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not an Engram export document", file.display()))?;
+    if doc.header.format != EXPORT_FORMAT || doc.header.version != engram_store::EXPORT_VERSION {
+        bail!(
+            "unsupported document: format `{}` version {} (this Engram reads `{EXPORT_FORMAT}` version {})",
+            doc.header.format,
+            doc.header.version,
+            engram_store::EXPORT_VERSION
+        );
+    }
+    let tenant_name = tenant.unwrap_or(&doc.header.tenant.name);
+    let tenant_id = store.ensure_tenant(tenant_name).await?;
+    let mut embeddings = Vec::with_capacity(doc.memories.len());
+    for chunk in doc.memories.chunks(64) {
+        let texts: Vec<String> = chunk.iter().map(|m| m.content.clone()).collect();
+        let vectors = embedder.embed(&texts).await?;
+        if vectors.len() != texts.len() {
+            bail!(
+                "the embedder returned {} vectors for {} texts",
+                vectors.len(),
+                texts.len()
+            );
+        }
+        embeddings.extend(vectors);
+    }
+    let audit = AuditEntry {
+        tenant_id: Some(tenant_id),
+        ..AuditEntry::new(ACTOR, "user.import", None)
+    };
+    Ok(store
+        .import_user(tenant_id, &doc, &embeddings, audit)
+        .await?)
+}

@@ -1,0 +1,34 @@
+//! The second wall between tenants: tenant-scoped work runs in a transaction as
+//! the role `engram_app` with `engram.tenant_id` set, so the row-level security
+//! policies (migration 3) hide and protect every other tenant's rows even if a
+//! query forgot its `tenant_id = $1`.
+
+use sqlx::{PgConnection, Postgres, Transaction};
+use uuid::Uuid;
+
+use crate::{Store, StoreError};
+
+/// Switches the current transaction to `tenant`: both settings are
+/// transaction-local, so they end with it and never leak to the next user of
+/// the pooled connection.
+pub async fn enter_tenant(conn: &mut PgConnection, tenant: Uuid) -> Result<(), StoreError> {
+    sqlx::query(
+        "SELECT set_config('engram.tenant_id', $1, true), set_config('role', 'engram_app', true)",
+    )
+    .bind(tenant.to_string())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// A transaction confined to one tenant's rows.
+    pub async fn tenant_tx(
+        &self,
+        tenant: Uuid,
+    ) -> Result<Transaction<'static, Postgres>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        enter_tenant(&mut tx, tenant).await?;
+        Ok(tx)
+    }
+}
