@@ -5,7 +5,7 @@ pub mod cli;
 pub mod config;
 pub mod telemetry;
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -108,15 +108,33 @@ pub fn pipeline(
     })
 }
 
-/// Serves until `shutdown` resolves, then finishes in-flight requests.
+/// How long in-flight requests may run on after a shutdown signal: a client
+/// that stalls a streamed export must not keep the process alive for ever.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// Serves until `shutdown` resolves, then finishes in-flight requests for up
+/// to [`SHUTDOWN_GRACE`] and closes whatever is still open.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, engram_api::app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let (fired, mut on_fire) = tokio::sync::watch::channel(false);
+    let signal = async move {
+        shutdown.await;
+        let _ = fired.send(true);
+    };
+    let server = axum::serve(listener, engram_api::app(state)).with_graceful_shutdown(signal);
+    tokio::select! {
+        result = server.into_future() => result,
+        _ = async {
+            let _ = on_fire.wait_for(|f| *f).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {
+            tracing::warn!("requests still open after the shutdown grace period; closing them");
+            Ok(())
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -208,7 +208,9 @@ async fn main() -> anyhow::Result<()> {
             for w in workers {
                 let _ = w.await;
             }
-            let _ = usage_task.await;
+            // Bounded: after a forced shutdown a stalled connection may still
+            // hold a sender until the runtime ends.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), usage_task).await;
             tracing::info!("stopped");
         }
         Command::Worker(cmd) => {

@@ -1,4 +1,5 @@
-//! Logging set-up: human-readable or JSON lines, filtered by RUST_LOG.
+//! Logging set-up: human-readable or JSON lines, filtered by RUST_LOG, on
+//! stderr (stdout is the output of `engram keys` and `engram import`).
 //! Never log memory content, messages or keys.
 
 use tracing_subscriber::EnvFilter;
@@ -8,7 +9,8 @@ pub fn init(json: bool) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_target(false);
+        .with_target(false)
+        .with_writer(std::io::stderr);
     let _ = if json {
         builder.json().try_init()
     } else {

@@ -38,6 +38,25 @@ fn engram(pool: &PgPool) -> Command {
     cmd
 }
 
+/// Waits until no other session uses the test's database: a killed server's
+/// backends end a moment after its sockets close, and the database can only
+/// be dropped after that.
+async fn wait_for_disconnect(pool: &PgPool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let others: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        if others < pool.size() as i64 || Instant::now() > deadline {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -377,6 +396,16 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("engram starts");
+    // Drain the pipes while the server runs: a full pipe would block its logging.
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = pipe.read_to_string(&mut s);
+            s
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -397,19 +426,59 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
             .json(&body)
             .send()
     };
+    let user = "user-Gx7-private";
     post(
         "/v1/memories",
-        json!({"user_id": "u", "infer": false, "text": "Marzipan-Octopus lives in my attic."}),
+        json!({"user_id": user, "infer": false, "text": "Marzipan-Octopus lives in my attic."}),
     )
     .await
     .unwrap();
-    post("/v1/memories", json!({"user_id": "u", "wait": true, "messages": [{"role": "user", "content": "I live in Quokkaville-Zed. My password is hunter2-Xy."}]})).await.unwrap();
+    post("/v1/memories", json!({"user_id": user, "wait": true, "messages": [{"role": "user", "content": "I live in Quokkaville-Zed. My password is hunter2-Xy."}]})).await.unwrap();
     post(
         "/v1/memories/search",
-        json!({"user_id": "u", "query": "Platypus-Nebula question"}),
+        json!({"user_id": user, "query": "Platypus-Nebula question"}),
     )
     .await
     .unwrap();
+    // Keys and the GDPR endpoints log neither keys nor whose data they touch.
+    let created: Value = post(
+        "/v1/admin/keys",
+        json!({"role": "tenant", "tenant": "tenant-lq4", "name": "app"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let tenant_key = created["key"].as_str().unwrap().to_owned();
+    let as_tenant = client
+        .post(format!("{base}/v1/memories/search"))
+        .bearer_auth(&tenant_key)
+        .json(&json!({"user_id": user, "query": "anything"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(as_tenant.status(), 200);
+    for (method, path) in [
+        (
+            reqwest::Method::GET,
+            format!("/v1/admin/users/{user}/export"),
+        ),
+        (reqwest::Method::DELETE, format!("/v1/admin/users/{user}")),
+        (
+            reqwest::Method::DELETE,
+            "/v1/admin/sources/source-Pw3".to_owned(),
+        ),
+    ] {
+        let r = client
+            .request(method, format!("{base}{path}"))
+            .bearer_auth("key-Zq9vX2-secret")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        r.bytes().await.unwrap();
+    }
     client
         .get(format!("{base}/v1/memories?user_id=u"))
         .bearer_auth("wrong-Kv8-key")
@@ -423,11 +492,7 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
         .unwrap();
     let out = tokio::task::spawn_blocking(move || {
         let _ = child.wait();
-        let mut s = String::new();
-        use std::io::Read;
-        child.stdout.take().unwrap().read_to_string(&mut s).unwrap();
-        child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
-        s
+        stdout.join().unwrap() + &stderr.join().unwrap()
     })
     .await
     .unwrap();
@@ -439,7 +504,89 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
         "Platypus-Nebula",
         "key-Zq9vX2-secret",
         "wrong-Kv8-key",
+        "user-Gx7-private",
+        "source-Pw3",
+        &tenant_key[40..],
     ] {
         assert!(!out.contains(secret), "the logs contain {secret}");
     }
+    wait_for_disconnect(&pool).await;
+}
+
+/// `engram keys create|list|revoke` and `engram import`, against the same
+/// database a server is using.
+#[sqlx::test(migrations = false)]
+async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let run = |args: &[&str]| {
+        let out = engram(&pool).args(args).output().expect("engram runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, key, err) = run(&[
+        "keys", "create", "--role", "tenant", "--tenant", "acme", "--name", "cli-app",
+    ]);
+    assert!(ok, "{err}");
+    assert!(key.starts_with("egm_"), "{key}");
+    let search = |key: String| {
+        let app = &app;
+        async move {
+            app.client
+                .post(app.url("/v1/memories/search"))
+                .bearer_auth(key)
+                .json(&json!({"user_id": "ivy", "query": "anything"}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(search(key.clone()).await, 200);
+    let (ok, listed, _) = run(&["keys", "list"]);
+    assert!(ok);
+    let line = listed
+        .lines()
+        .find(|l| l.contains("cli-app"))
+        .expect("listed");
+    assert!(line.contains("acme") && line.contains("active") && !line.contains(&key));
+    let id = line.split('\t').next().unwrap();
+    let (ok, _, err) = run(&["keys", "revoke", id]);
+    assert!(ok, "{err}");
+    assert_eq!(search(key).await, 401);
+    let (ok, _, err) = run(&[
+        "keys", "create", "--role", "owner", "--tenant", "acme", "--name", "x",
+    ]);
+    assert!(!ok && err.contains("--role must be one of"), "{err}");
+    let (ok, _, err) = run(&["keys", "revoke", "not-a-uuid"]);
+    assert!(!ok && err.contains("UUID"), "{err}");
+
+    // Export over HTTP, erase, import the file with the binary.
+    app.add_text("ivy", "I restore old typewriters.").await;
+    let export = app
+        .client
+        .get(app.url("/v1/admin/users/ivy/export"))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(app.delete("/v1/admin/users/ivy").await.status, 200);
+    let file = std::env::temp_dir().join(format!("ivy-{}.json", uuid::Uuid::now_v7()));
+    std::fs::write(&file, &export).unwrap();
+    let (ok, counts, err) = run(&["import", file.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let counts: Value = serde_json::from_str(&counts).unwrap();
+    assert_eq!(counts["memories"], 1);
+    let found = app
+        .search(json!({"user_id": "ivy", "query": "what do I repair"}))
+        .await;
+    assert_eq!(common::contents(&found), ["I restore old typewriters."]);
+    let (ok, _, err) = run(&["import", "/nonexistent/export.json"]);
+    assert!(!ok && err.contains("could not read"), "{err}");
+    std::fs::remove_file(&file).ok();
 }

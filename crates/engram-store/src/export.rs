@@ -175,6 +175,11 @@ impl Store {
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             .execute(&mut *tx)
             .await?;
+        // A client that stops reading holds this snapshot open; Postgres ends
+        // the session after a minute of that rather than keep it for ever.
+        sqlx::query("SET LOCAL idle_in_transaction_session_timeout = '60s'")
+            .execute(&mut *tx)
+            .await?;
         let (tenant_id, name): (Uuid, String) =
             sqlx::query_as("SELECT id, name FROM tenants WHERE id = $1")
                 .bind(tenant)
