@@ -107,6 +107,8 @@ async fn identify(state: &AppState, presented: &str) -> Result<Caller, ApiError>
     })
 }
 
+/// The tenant the header names; a value that cannot name one (empty, not
+/// UTF-8) is a tenant that does not exist.
 fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     match headers.get(TENANT_HEADER) {
         None => Ok(None),
@@ -116,10 +118,7 @@ fn tenant_header(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(Some)
-            .ok_or_else(|| ApiError::BadParameter {
-                field: TENANT_HEADER.into(),
-                message: "must name a tenant by id or name".into(),
-            }),
+            .ok_or(ApiError::TenantNotFound),
     }
 }
 

@@ -69,6 +69,17 @@ pub async fn import(
             engram_store::EXPORT_VERSION
         );
     }
+    if let Some(m) = doc
+        .memories
+        .iter()
+        .find(|m| m.user_id.as_deref() != Some(doc.header.user_id.as_str()))
+    {
+        bail!(
+            "memory {} does not belong to the exported user `{}`; refusing a document that mixes users",
+            m.id,
+            doc.header.user_id
+        );
+    }
     let tenant_name = tenant.unwrap_or(&doc.header.tenant.name);
     let tenant_id = store.ensure_tenant(tenant_name).await?;
     let mut embeddings = Vec::with_capacity(doc.memories.len());

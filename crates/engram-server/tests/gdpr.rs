@@ -212,16 +212,7 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
     app.add_text("dave", "I collect Faroese stamps.").await;
 
     // Export.
-    let resp = app
-        .client
-        .get(app.url("/v1/admin/users/carol/export"))
-        .bearer_auth(common::KEY)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    assert_eq!(resp.headers()["content-type"], "application/json");
-    let bytes = resp.bytes().await.unwrap();
+    let bytes = app.export("carol").await;
     let export: Value = serde_json::from_slice(&bytes).expect("the export is one JSON document");
     assert_eq!(export["format"], "engram.user-export");
     assert_eq!(export["version"], 1);
@@ -305,16 +296,7 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
         pairs(&back.body["results"], "id", "memory")
     );
     // States and history came back too, and search finds the live facts.
-    let again = app
-        .client
-        .get(app.url("/v1/admin/users/carol/export"))
-        .bearer_auth(common::KEY)
-        .send()
-        .await
-        .unwrap()
-        .json::<Value>()
-        .await
-        .unwrap();
+    let again: Value = serde_json::from_slice(&app.export("carol").await).unwrap();
     assert_eq!(again["memories"], export["memories"]);
     let found = app
         .search(json!({"user_id": "carol", "query": "where do I live"}))
@@ -403,4 +385,127 @@ async fn purging_a_source_removes_what_it_produced_and_restores_what_it_replaced
     let r = app.delete("/v1/admin/sources/never-seen").await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body["counts"]["memories"], 0);
+}
+
+/// Extracts with the rules, but only after `delay`: a job caught mid-flight.
+struct Slow {
+    delay: std::time::Duration,
+    started: std::sync::Arc<tokio::sync::Notify>,
+}
+
+#[async_trait::async_trait]
+impl engram_core::extract::Extractor for Slow {
+    fn id(&self) -> &str {
+        "rules"
+    }
+    async fn extract(
+        &self,
+        messages: &[engram_core::extract::InputMessage],
+    ) -> Result<Vec<engram_core::extract::Candidate>, engram_core::extract::ExtractError> {
+        self.started.notify_one();
+        tokio::time::sleep(self.delay).await;
+        engram_core::extract::RulesExtractor.extract(messages).await
+    }
+}
+
+/// An erasure while a job of the user is running wins: the job finds its row
+/// gone and writes nothing back.
+#[sqlx::test(migrations = false)]
+async fn an_erasure_during_a_running_job_is_not_undone_by_it(pool: PgPool) {
+    let started = std::sync::Arc::new(tokio::sync::Notify::new());
+    let app = common::spawn_app_extracting(
+        pool,
+        engram_api::ApiConfig::default(),
+        common::fast_workers(1),
+        std::sync::Arc::new(Slow {
+            delay: std::time::Duration::from_millis(1500),
+            started: started.clone(),
+        }),
+    )
+    .await;
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "hana", "text": "I live in Trondheim."}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    started.notified().await; // the worker holds the job
+    let r = app.delete("/v1/admin/users/hana").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["counts"]["jobs"], 1);
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert!(tables_holding(&app, "Trondheim").await.is_empty());
+    assert!(tables_holding(&app, "hana").await.is_empty());
+    app.get(&format!("/v1/jobs/{job}"))
+        .await
+        .assert_problem(404, None);
+}
+
+#[sqlx::test(migrations = false)]
+async fn admin_endpoints_refuse_bad_input_naming_the_field(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    app.add_text("jo", "I play the oboe.").await;
+    let long = "u".repeat(300);
+    for path in [
+        "/v1/admin/users/%00jo/memories".to_owned(),
+        format!("/v1/admin/users/{long}/export"),
+        "/v1/admin/users/%20/memories".to_owned(),
+    ] {
+        app.get(&path).await.assert_problem(400, Some("user_id"));
+    }
+    app.delete(&format!("/v1/admin/sources/{long}"))
+        .await
+        .assert_problem(400, Some("source_ref"));
+    app.delete("/v1/admin/users/jo/memories/not-a-uuid")
+        .await
+        .assert_problem(400, Some("id"));
+    app.post(
+        "/v1/admin/users/jo/search",
+        json!({"query": "oboe", "states": ["gone"]}),
+    )
+    .await
+    .assert_problem(422, Some("states"));
+    app.post(
+        "/v1/admin/users/jo/search",
+        json!({"query": "oboe", "extra": 1}),
+    )
+    .await
+    .assert_problem(422, Some("extra"));
+    app.get("/v1/admin/audit?cursor=garbage")
+        .await
+        .assert_problem(422, Some("cursor"));
+    let r = app
+        .send_as(
+            Some(common::KEY),
+            Some(" "),
+            reqwest::Method::GET,
+            "/v1/memories?user_id=jo",
+            None,
+        )
+        .await;
+    r.assert_problem(404, Some("x-engram-tenant"));
+    // Nothing above changed anything.
+    assert_eq!(
+        app.get("/v1/memories?user_id=jo").await.body["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // An import mixing users is refused before anything is written.
+    let export: Value = serde_json::from_slice(&app.export("jo").await).unwrap();
+    let mut forged = export.clone();
+    forged["memories"][0]["user_id"] = json!("someone-else");
+    forged["memories"][0]["id"] = json!(uuid::Uuid::now_v7());
+    let file = std::env::temp_dir().join(format!("forged-{}.json", uuid::Uuid::now_v7()));
+    std::fs::write(&file, forged.to_string()).unwrap();
+    let store = engram_store::Store::new(app.pool.clone());
+    let err = engram_server::cli::import(&store, embedder(), &file, Some("other"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("mixes users"), "{err:#}");
+    std::fs::remove_file(&file).ok();
 }

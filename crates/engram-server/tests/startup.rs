@@ -565,16 +565,7 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
 
     // Export over HTTP, erase, import the file with the binary.
     app.add_text("ivy", "I restore old typewriters.").await;
-    let export = app
-        .client
-        .get(app.url("/v1/admin/users/ivy/export"))
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let export = app.export("ivy").await;
     assert_eq!(app.delete("/v1/admin/users/ivy").await.status, 200);
     let file = std::env::temp_dir().join(format!("ivy-{}.json", uuid::Uuid::now_v7()));
     std::fs::write(&file, &export).unwrap();

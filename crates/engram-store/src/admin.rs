@@ -129,8 +129,17 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        // Serialises with extraction jobs writing for this user (same lock key
-        // as `begin_extraction` takes for the user's scopes without an agent).
+        let mut counts = Counts::new();
+        // Jobs first: a job applying its facts holds its row locked, so this
+        // waits for it, and the memories read below include what it wrote. A
+        // job not yet applying finds its row gone and writes nothing.
+        let jobs = sqlx::query("DELETE FROM jobs WHERE tenant_id = $1 AND user_id = $2")
+            .bind(tenant)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        counts.insert("jobs".into(), jobs as i64);
         let ids: Vec<Uuid> = sqlx::query_scalar(
             "SELECT id FROM memories WHERE tenant_id = $1 AND user_id = $2 FOR UPDATE",
         )
@@ -138,7 +147,6 @@ impl Store {
         .bind(user_id)
         .fetch_all(&mut *tx)
         .await?;
-        let mut counts = Counts::new();
         // Memories outside the user's scope never supersede into it, but the
         // foreign key must hold whatever happened.
         sqlx::query(
@@ -151,13 +159,6 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         delete_memories(&mut tx, tenant, &ids, &mut counts).await?;
-        let jobs = sqlx::query("DELETE FROM jobs WHERE tenant_id = $1 AND user_id = $2")
-            .bind(tenant)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        counts.insert("jobs".into(), jobs as i64);
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),
@@ -206,6 +207,13 @@ impl Store {
                 "memories derived from this source changed during the purge; retry".into(),
             ));
         }
+        // The source's jobs first, locked: one applying its facts finishes
+        // before the memories are read (see `erase_user`).
+        sqlx::query("SELECT id FROM jobs WHERE tenant_id = $1 AND source_ref = $2 FOR UPDATE")
+            .bind(tenant)
+            .bind(source_ref)
+            .fetch_all(&mut *tx)
+            .await?;
         let purged: Vec<Uuid> = sqlx::query_scalar(
             "SELECT id FROM memories WHERE tenant_id = $1 AND source_ref = $2 FOR UPDATE",
         )

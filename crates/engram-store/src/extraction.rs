@@ -46,6 +46,16 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<ExtractionTx, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
+        // The job row stays locked until the commit: an erasure or source purge
+        // deleting it waits for this transaction, and one that came first leaves
+        // no row, so an erased user's facts are never written back.
+        let alive: Option<Uuid> =
+            sqlx::query_scalar("SELECT id FROM jobs WHERE tenant_id = $1 AND id = $2 FOR UPDATE")
+                .bind(tenant)
+                .bind(job_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        alive.ok_or(StoreError::NotFound)?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
             .bind(format!(
                 "{tenant}/{}/{}",

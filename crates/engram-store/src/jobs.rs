@@ -176,15 +176,16 @@ impl Store {
 
     /// Records a failed attempt: retried after `retry_in_secs`, or failed for
     /// good (payload cleared, error kept) once attempts reach the maximum.
+    /// `None` when the job no longer exists (its user was erased meanwhile).
     pub async fn fail_job(
         &self,
         tenant: Uuid,
         id: Uuid,
         error: &str,
         retry_in_secs: f64,
-    ) -> Result<JobStatus, StoreError> {
+    ) -> Result<Option<JobStatus>, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let status: String = sqlx::query_scalar(
+        let status: Option<String> = sqlx::query_scalar(
             "UPDATE jobs SET
                 status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
                 run_at = now() + make_interval(secs => $4),
@@ -198,10 +199,10 @@ impl Store {
         .bind(id)
         .bind(error)
         .bind(retry_in_secs)
-        .fetch_one(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(JobStatus::parse(&status).unwrap_or(JobStatus::Failed))
+        Ok(status.map(|s| JobStatus::parse(&s).unwrap_or(JobStatus::Failed)))
     }
 
     /// Jobs waiting to run, and the age in seconds of the oldest.

@@ -139,11 +139,18 @@ pub async fn run_one(
         }
         Err(e) => {
             let retry = backoff(config, job.attempts);
-            let status = pipeline
+            match pipeline
                 .store
                 .fail_job(job.tenant_id, job.id, &e.to_string(), retry.as_secs_f64())
-                .await?;
-            tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed");
+                .await?
+            {
+                Some(status) => {
+                    tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed")
+                }
+                None => {
+                    tracing::info!(job = %job.id, "job dropped: it was deleted while running (erasure or source purge)")
+                }
+            }
         }
     }
     Ok(true)

@@ -207,7 +207,7 @@ pub async fn purge_source(
     Extension(caller): Extension<Caller>,
     Path(source_ref): Path<String>,
 ) -> Result<Json<ErasureReceipt>, ApiError> {
-    let source_ref = validate::identifier("source_ref", &source_ref, &state.config.limits)?;
+    let source_ref = path_identifier(&state, "source_ref", &source_ref)?;
     let plan = state
         .store
         .plan_source_purge(caller.tenant_id, &source_ref)
@@ -330,8 +330,13 @@ fn to_json_items<T: serde::Serialize>(items: &[T]) -> Vec<String> {
 // ---- helpers -------------------------------------------------------------------
 
 fn user_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
-    validate::identifier("user_id", raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
-        field: "user_id".into(),
+    path_identifier(state, "user_id", raw)
+}
+
+/// A path segment that must be an identifier: 400 naming it otherwise.
+fn path_identifier(state: &AppState, field: &str, raw: &str) -> Result<String, ApiError> {
+    validate::identifier(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
+        field: field.into(),
         message: e.message,
     })
 }

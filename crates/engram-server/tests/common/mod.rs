@@ -205,6 +205,20 @@ impl TestApp {
             .unwrap_or(Value::Null)
     }
 
+    /// The user's export document, as bytes (the admin key, default tenant).
+    pub async fn export(&self, user: &str) -> Vec<u8> {
+        let resp = self
+            .client
+            .get(self.url(&format!("/v1/admin/users/{user}/export")))
+            .bearer_auth(KEY)
+            .send()
+            .await
+            .expect("request is sent");
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(resp.headers()["content-type"], "application/json");
+        resp.bytes().await.expect("body reads").to_vec()
+    }
+
     /// A request with another key, optionally naming the tenant to act in.
     pub async fn send_as(
         &self,
