@@ -148,6 +148,10 @@ pub struct SearchRequest {
     pub half_life_days: Option<f64>,
     pub include_superseded: Option<bool>,
     pub include_expired: Option<bool>,
+    /// dense (default) | lexical | hybrid.
+    pub mode: Option<engram_core::SearchMode>,
+    /// Hybrid only: the lexical share of relevance, 0..=1.
+    pub lexical_weight: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -19,8 +19,10 @@ pub struct ApiConfig {
     pub max_body_bytes: usize,
     pub weights: SearchWeights,
     pub half_life_days: f64,
-    /// The relevance gate: minimum cosine before blending.
+    /// The relevance gate: minimum relevance before blending.
     pub min_relevance: f32,
+    /// Hybrid search: the lexical share of relevance (the rest is the cosine).
+    pub lexical_weight: f32,
     /// How long an add with `wait: true` waits for its job before answering 202.
     pub add_wait_timeout: std::time::Duration,
     /// Attempts before an extraction job is failed for good.
@@ -51,6 +53,7 @@ impl Default for ApiConfig {
             weights: SearchWeights::default(),
             half_life_days: 30.0,
             min_relevance: 0.1,
+            lexical_weight: 0.5,
             add_wait_timeout: std::time::Duration::from_secs(10),
             job_max_attempts: 5,
             rate_limit: None,

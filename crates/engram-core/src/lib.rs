@@ -7,6 +7,7 @@ pub mod cursor;
 pub mod decide;
 pub mod embed;
 pub mod extract;
+pub mod hybrid;
 pub mod memory;
 pub mod policy;
 pub mod query;
@@ -18,7 +19,10 @@ pub use access::{Access, Role};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};
+pub use hybrid::{fuse, SearchMode, Signals};
 pub use memory::*;
 pub use query::{MemoryFilter, Page};
-pub use scoring::{blend, rank, RankParams, ScoreBreakdown, ScoredMemory, SearchWeights};
+pub use scoring::{
+    blend, rank, RankParams, Relevance, ScoreBreakdown, ScoredMemory, SearchWeights,
+};
 pub use validate::{FieldError, Limits};

@@ -24,11 +24,17 @@ impl Default for SearchWeights {
     }
 }
 
-/// Every component of a score, each in 0..=1, so a client can see why a memory ranked.
+/// Every component of a score, so a client can see why a memory ranked.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ScoreBreakdown {
-    /// Cosine similarity between query and memory.
+    /// How well the memory answers the query, 0..=1: the cosine in dense
+    /// mode, the normalised BM25 in lexical mode, their fusion in hybrid.
     pub relevance: f32,
+    /// Cosine similarity between query and memory.
+    pub dense: f32,
+    /// BM25 of the query's terms in the memory, normalised by the best
+    /// candidate's (0..=1); `None` in dense mode.
+    pub lexical: Option<f32>,
     /// exp(-λ·age_days), λ = ln 2 / half-life.
     pub recency: f32,
     pub importance: f32,
@@ -37,7 +43,7 @@ pub struct ScoreBreakdown {
 /// score = w_rel·cosine + w_rec·exp(−λ·age_days) + w_imp·importance.
 /// Negative ages (clock skew, future `created_at`) count as zero.
 pub fn blend(
-    cosine: f32,
+    relevance: Relevance,
     age_days: f64,
     importance: f32,
     weights: SearchWeights,
@@ -46,13 +52,42 @@ pub fn blend(
     let lambda = std::f64::consts::LN_2 / half_life_days;
     let recency = (-lambda * age_days.max(0.0)).exp() as f32;
     let parts = ScoreBreakdown {
-        relevance: cosine,
+        relevance: relevance.relevance,
+        dense: relevance.dense,
+        lexical: relevance.lexical,
         recency,
         importance,
     };
-    let score =
-        weights.relevance * cosine + weights.recency * recency + weights.importance * importance;
+    let score = weights.relevance * relevance.relevance
+        + weights.recency * recency
+        + weights.importance * importance;
     (score, parts)
+}
+
+/// A candidate's match to the query, from `crate::hybrid::fuse`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Relevance {
+    pub relevance: f32,
+    pub dense: f32,
+    pub lexical: Option<f32>,
+}
+
+impl Relevance {
+    /// The relevance gate drops what matches the query neither in meaning
+    /// (cosine below the gate) nor in words (no query term at all): a rare
+    /// name found verbatim is relevant however far its embedding is.
+    pub fn passes_gate(&self, min_relevance: f32) -> bool {
+        self.dense >= min_relevance || self.lexical.is_some_and(|l| l > 0.0)
+    }
+
+    /// Dense only: relevance is the cosine.
+    pub fn dense(cosine: f32) -> Self {
+        Self {
+            relevance: cosine,
+            dense: cosine,
+            lexical: None,
+        }
+    }
 }
 
 /// How to turn similarity candidates into a ranked result list.
@@ -60,7 +95,7 @@ pub fn blend(
 pub struct RankParams {
     pub weights: SearchWeights,
     pub half_life_days: f64,
-    /// The relevance gate: candidates below this cosine are dropped before blending.
+    /// The relevance gate: candidates below this relevance are dropped before blending.
     pub min_relevance: f32,
     pub top_k: usize,
     pub now: DateTime<Utc>,
@@ -75,14 +110,14 @@ pub struct ScoredMemory {
 
 /// Gates candidates by relevance, blends in recency (age since `created_at`) and
 /// importance, and keeps the best `top_k`. Ties keep the candidates' order.
-pub fn rank(candidates: Vec<(Memory, f32)>, p: &RankParams) -> Vec<ScoredMemory> {
+pub fn rank(candidates: Vec<(Memory, Relevance)>, p: &RankParams) -> Vec<ScoredMemory> {
     let mut scored: Vec<ScoredMemory> = candidates
         .into_iter()
-        .filter(|(_, cosine)| *cosine >= p.min_relevance)
-        .map(|(memory, cosine)| {
+        .filter(|(_, r)| r.passes_gate(p.min_relevance))
+        .map(|(memory, relevance)| {
             let age_days = (p.now - memory.created_at).num_milliseconds() as f64 / 86_400_000.0;
             let (score, scores) = blend(
-                cosine,
+                relevance,
                 age_days,
                 memory.importance,
                 p.weights,
@@ -155,6 +190,10 @@ mod tests {
             (memory("below the gate", 0, 1.0, now), 0.10),
             (memory("fresh, less relevant", 0, 0.5, now), 0.40),
         ];
+        let cands = cands
+            .into_iter()
+            .map(|(m, c)| (m, Relevance::dense(c)))
+            .collect();
         let ranked = rank(cands, &p);
         let names: Vec<&str> = ranked.iter().map(|r| r.memory.content.as_str()).collect();
         assert_eq!(names, ["fresh and relevant", "fresh, less relevant"]);
@@ -169,8 +208,8 @@ mod tests {
             recency: 1.0,
             importance: 0.0,
         };
-        let (now, _) = blend(0.5, 0.0, 0.5, w, 30.0);
-        let (month, parts) = blend(0.5, 30.0, 0.5, w, 30.0);
+        let (now, _) = blend(Relevance::dense(0.5), 0.0, 0.5, w, 30.0);
+        let (month, parts) = blend(Relevance::dense(0.5), 30.0, 0.5, w, 30.0);
         assert!((now - 1.0).abs() < 1e-6);
         assert!((month - 0.5).abs() < 1e-6);
         assert!((parts.recency - 0.5).abs() < 1e-6);
@@ -178,7 +217,13 @@ mod tests {
 
     #[test]
     fn default_weights_blend_all_three() {
-        let (score, parts) = blend(0.8, 0.0, 0.5, SearchWeights::default(), 30.0);
+        let (score, parts) = blend(
+            Relevance::dense(0.8),
+            0.0,
+            0.5,
+            SearchWeights::default(),
+            30.0,
+        );
         assert!((score - (0.6 * 0.8 + 0.2 * 1.0 + 0.2 * 0.5)).abs() < 1e-6);
         assert_eq!(parts.relevance, 0.8);
         assert_eq!(parts.importance, 0.5);
@@ -186,15 +231,21 @@ mod tests {
 
     #[test]
     fn future_dates_do_not_boost_recency_above_one() {
-        let (_, parts) = blend(0.1, -5.0, 0.0, SearchWeights::default(), 30.0);
+        let (_, parts) = blend(
+            Relevance::dense(0.1),
+            -5.0,
+            0.0,
+            SearchWeights::default(),
+            30.0,
+        );
         assert_eq!(parts.recency, 1.0);
     }
 
     #[test]
     fn more_relevant_beats_more_recent_at_default_weights() {
         let w = SearchWeights::default();
-        let (relevant_old, _) = blend(0.7, 90.0, 0.5, w, 30.0);
-        let (irrelevant_new, _) = blend(0.2, 0.0, 0.5, w, 30.0);
+        let (relevant_old, _) = blend(Relevance::dense(0.7), 90.0, 0.5, w, 30.0);
+        let (irrelevant_new, _) = blend(Relevance::dense(0.2), 0.0, 0.5, w, 30.0);
         assert!(relevant_old > irrelevant_new);
     }
 }

@@ -15,11 +15,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use engram_core::{Embedder, MemoryKind, NewMemory, Scope, Source, SourceType, SystemClock};
 use engram_store::Store;
 use sqlx::postgres::PgPoolOptions;
-use sqlx::Connection;
+
+#[path = "common/scratch.rs"]
+mod scratch;
 
 const KEY: &str = "bench-key";
 
@@ -65,20 +66,9 @@ async fn main() -> anyhow::Result<()> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(10_000);
-    let admin_url = std::env::var("ENGRAM_TEST_DATABASE_URL")
-        .context("ENGRAM_TEST_DATABASE_URL is not set: run `make env && . .data/env` first")?;
-    let model_dir =
-        std::env::var("ENGRAM_EMBED_MODEL_DIR").context("ENGRAM_EMBED_MODEL_DIR is not set")?;
-    let db = format!("engram_export_bench_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-    sqlx::query(&format!("CREATE DATABASE {db}"))
-        .execute(&mut admin)
-        .await?;
-    let (server, _) = admin_url.rsplit_once('/').context("URL has a path")?;
-    let result = run(&format!("{server}/{db}"), &model_dir, n).await;
-    sqlx::query(&format!("DROP DATABASE {db} WITH (FORCE)"))
-        .execute(&mut admin)
-        .await?;
+    let scratch = scratch::Scratch::create("engram_export_bench").await?;
+    let result = run(&scratch.url, &scratch.model_dir, n).await;
+    scratch.drop().await?;
     result
 }
 

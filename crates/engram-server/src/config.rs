@@ -232,6 +232,13 @@ pub struct ServeArgs {
         default_value_t = 0.1
     )]
     pub min_relevance: f32,
+    /// Hybrid search: the lexical (BM25) share of relevance, 0..=1.
+    #[arg(
+        long = "lexical-weight",
+        env = "ENGRAM_LEXICAL_WEIGHT",
+        default_value_t = 0.5
+    )]
+    pub lexical_weight: f32,
     /// How long `wait: true` adds wait for their job, in milliseconds.
     #[arg(
         long = "add-wait-ms",
@@ -295,6 +302,7 @@ impl ServeArgs {
             },
             half_life_days: self.half_life_days,
             min_relevance: self.min_relevance,
+            lexical_weight: self.lexical_weight.clamp(0.0, 1.0),
             add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
             job_max_attempts: self.job_max_attempts.max(1),
             rate_limit: std::num::NonZeroU32::new(self.rate_limit_per_second).map(|per_second| {

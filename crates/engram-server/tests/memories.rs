@@ -551,3 +551,52 @@ async fn search_records_usage_off_the_request_path(pool: PgPool) {
     assert!(m["last_used_at"].is_string());
     assert_eq!(m["updated_at"], m["created_at"], "usage is not an edit");
 }
+
+/// Lexical and hybrid search find a rare word verbatim, show every score
+/// component, and refuse an unknown mode.
+#[sqlx::test(migrations = false)]
+async fn search_modes_find_rare_words_and_show_their_components(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for text in [
+        "I bought a Brompton folding bike last spring.",
+        "We talked about cycling holidays in the Alps.",
+        "My sister rides a mountain bike every weekend.",
+        "The garden needs watering twice a week.",
+    ] {
+        app.add_text("lex", text).await;
+    }
+    let search = |mode: &str| {
+        app.search(serde_json::json!({"user_id": "lex", "query": "what is the Brompton", "mode": mode, "top_k": 4}))
+    };
+    let lexical = search("lexical").await;
+    assert_eq!(
+        lexical.len(),
+        1,
+        "only the memory with the term: {lexical:?}"
+    );
+    assert!(contents(&lexical)[0].contains("Brompton"));
+    assert_eq!(lexical[0]["scores"]["lexical"], 1.0);
+    let hybrid = search("hybrid").await;
+    assert!(contents(&hybrid)[0].contains("Brompton"), "{hybrid:?}");
+    let s = &hybrid[0]["scores"];
+    assert!(s["dense"].is_number() && s["lexical"] == 1.0 && s["relevance"].is_number());
+    let dense = search("dense").await;
+    assert!(dense.iter().all(|h| h["scores"]["lexical"].is_null()));
+    // Stop words only: no term to match, so lexical finds nothing (no error).
+    let none = app
+        .search(serde_json::json!({"user_id": "lex", "query": "what is it", "mode": "lexical"}))
+        .await;
+    assert!(none.is_empty());
+    app.post(
+        "/v1/memories/search",
+        serde_json::json!({"user_id": "lex", "query": "bike", "mode": "sparse"}),
+    )
+    .await
+    .assert_problem(422, Some("mode"));
+    app.post(
+        "/v1/memories/search",
+        serde_json::json!({"user_id": "lex", "query": "bike", "mode": "hybrid", "lexical_weight": 2}),
+    )
+    .await
+    .assert_problem(422, Some("lexical_weight"));
+}

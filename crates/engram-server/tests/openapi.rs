@@ -668,6 +668,7 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
     );
     let mut hit = memory.clone();
     hit["score"] = json!(0.5);
-    hit["scores"] = json!({"relevance": 0.5, "recency": 1.0, "importance": 0.5});
+    hit["scores"] =
+        json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "recency": 1.0, "importance": 0.5});
     assert!(validator("SearchHit").is_valid(&hit));
 }

@@ -4,7 +4,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::validate;
-use engram_core::{rank, MemoryFilter, MemoryPatch, Page, RankParams};
+use engram_core::{
+    fuse, rank, Memory, MemoryFilter, MemoryPatch, Page, RankParams, SearchMode, Signals,
+};
 
 use crate::dto::{self, *};
 use crate::error::ApiError;
@@ -86,16 +88,25 @@ pub async fn search_memories(
     };
     req.filters.unwrap_or_default().apply(&mut filter, limits)?;
 
+    let mode = req.mode.unwrap_or_default();
+    let lexical_weight = match req.lexical_weight {
+        Some(w) => validate::in_range("lexical_weight", w, 0.0, 1.0)? as f32,
+        None => state.config.lexical_weight,
+    };
+
     let vector = embed_one(&state, &query).await?;
-    let candidates = state
-        .store
-        .search_candidates(
-            caller.tenant_id,
-            &filter,
-            &vector,
-            candidate_pool(top_k as usize),
-        )
-        .await?;
+    let candidates = candidates(
+        &state,
+        caller.tenant_id,
+        &filter,
+        &query,
+        &vector,
+        mode,
+        candidate_pool(top_k as usize),
+    )
+    .await?;
+    let signals: Vec<Signals> = candidates.iter().map(|(_, s)| *s).collect();
+    let relevance = fuse(&signals, mode, lexical_weight);
     let params = RankParams {
         weights,
         half_life_days,
@@ -106,7 +117,8 @@ pub async fn search_memories(
     let ranked = rank(
         candidates
             .into_iter()
-            .map(|c| (c.memory, c.cosine))
+            .map(|(m, _)| m)
+            .zip(relevance)
             .collect(),
         &params,
     );
@@ -117,6 +129,66 @@ pub async fn search_memories(
     Ok(Json(SearchResponse {
         results: ranked.into_iter().map(SearchHit::from).collect(),
     }))
+}
+
+/// The candidates of a mode with their signals. Hybrid runs the dense and the
+/// lexical query side by side and joins them by id; a dense candidate the
+/// lexical query did not return has no matching term (bm25 0) or too low a
+/// BM25 to matter.
+async fn candidates(
+    state: &AppState,
+    tenant: uuid::Uuid,
+    filter: &MemoryFilter,
+    text: &str,
+    vector: &[f32],
+    mode: SearchMode,
+    pool: usize,
+) -> Result<Vec<(Memory, Signals)>, ApiError> {
+    let store = &state.store;
+    let dense = || async {
+        Ok::<_, ApiError>(
+            store
+                .search_candidates(tenant, filter, vector, pool)
+                .await?
+                .into_iter()
+                .map(|c| {
+                    let s = Signals {
+                        cosine: c.cosine,
+                        bm25: 0.0,
+                    };
+                    (c.memory, s)
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    let lexical = || async {
+        Ok::<_, ApiError>(
+            store
+                .lexical_candidates(tenant, filter, text, vector, pool)
+                .await?
+                .into_iter()
+                .map(|(c, bm25)| {
+                    let s = Signals {
+                        cosine: c.cosine,
+                        bm25,
+                    };
+                    (c.memory, s)
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    match mode {
+        SearchMode::Dense => dense().await,
+        SearchMode::Lexical => lexical().await,
+        SearchMode::Hybrid => {
+            let (dense, lexical) = tokio::try_join!(dense(), lexical())?;
+            let mut merged = lexical;
+            let seen: std::collections::HashSet<uuid::Uuid> =
+                merged.iter().map(|(m, _)| m.id).collect();
+            merged.extend(dense.into_iter().filter(|(m, _)| !seen.contains(&m.id)));
+            Ok(merged)
+        }
+    }
 }
 
 pub async fn list_memories(

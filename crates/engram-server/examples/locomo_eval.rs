@@ -1,0 +1,286 @@
+//! Retrieval evaluation on LoCoMo, through the HTTP API.
+//!
+//!     make env && . .data/env
+//!     cargo run --release -p engram-server --example locomo_eval -- [FILE] [MODE ...]
+//!
+//! FILE defaults to ../shared/data/locomo/locomo-dev.json (skipped cleanly when
+//! absent); MODEs default to `dense lexical hybrid` (`hybrid:0.3` sets the
+//! lexical weight). A scratch database beside
+//! ENGRAM_TEST_DATABASE_URL's is served on a loopback port with the local
+//! MiniLM embedder. Each conversation becomes one user; each turn one memory
+//! "<speaker>: <text>" added with `infer: false`, metadata `{"dia_id"}` and
+//! `created_at` from its session's date. Every question of categories 1-4 is
+//! asked within its conversation's user (top_k 10) in each mode, the modes
+//! alternating question by question so machine noise hits them alike.
+//! Reported: recall@1/5/10 and hit@10 of the evidence turns per category and
+//! overall, and search latency p50/p95 as the client sees it (HTTP, query
+//! embedding, SQL, ranking).
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use chrono::{NaiveDateTime, TimeZone, Utc};
+use engram_core::{Embedder, SystemClock};
+use engram_store::Store;
+use serde_json::{json, Value};
+use sqlx::postgres::PgPoolOptions;
+
+#[path = "common/scratch.rs"]
+mod scratch;
+
+const KEY: &str = "eval-key";
+const DEFAULT_FILE: &str = "../shared/data/locomo/locomo-dev.json";
+
+#[derive(Default, Clone)]
+struct Tally {
+    n: usize,
+    r1: f64,
+    r5: f64,
+    r10: f64,
+    hit10: f64,
+}
+
+impl Tally {
+    fn add(&mut self, evidence: &HashSet<String>, ranked: &[String]) {
+        let recall = |k: usize| {
+            let top: HashSet<&String> = ranked.iter().take(k).collect();
+            evidence.iter().filter(|e| top.contains(e)).count() as f64 / evidence.len() as f64
+        };
+        self.n += 1;
+        self.r1 += recall(1);
+        self.r5 += recall(5);
+        self.r10 += recall(10);
+        self.hit10 += f64::from(u8::from(recall(10) > 0.0));
+    }
+
+    fn row(&self, label: &str) -> String {
+        let n = self.n.max(1) as f64;
+        format!(
+            "| {label} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            self.n,
+            self.r1 / n,
+            self.r5 / n,
+            self.r10 / n,
+            self.hit10 / n
+        )
+    }
+}
+
+struct Question {
+    user: String,
+    text: String,
+    category: u64,
+    evidence: HashSet<String>,
+}
+
+/// `hybrid:0.3` asks hybrid with lexical_weight 0.3 (for tuning).
+fn search_body(q: &Question, mode: &str) -> Value {
+    let mut body = json!({"user_id": q.user, "query": q.text, "top_k": 10});
+    match mode.split_once(':') {
+        Some((m, w)) => {
+            body["mode"] = json!(m);
+            body["lexical_weight"] = json!(w.parse::<f64>().unwrap_or(0.5));
+        }
+        None => body["mode"] = json!(mode),
+    }
+    body
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// "1:56 pm on 8 May, 2023" → UTC.
+fn session_time(s: &str) -> Option<chrono::DateTime<Utc>> {
+    let t = NaiveDateTime::parse_from_str(s.trim(), "%I:%M %p on %d %B, %Y").ok()?;
+    Some(Utc.from_utc_datetime(&t))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let file = args.next().unwrap_or_else(|| DEFAULT_FILE.into());
+    let mut modes: Vec<String> = args.collect();
+    if modes.is_empty() {
+        modes = vec!["dense".into(), "lexical".into(), "hybrid".into()];
+    }
+    let Ok(text) = std::fs::read(&file) else {
+        println!(
+            "{file} is absent; nothing to evaluate (it lives in ../shared, outside the repository)"
+        );
+        return Ok(());
+    };
+    let data: Vec<Value> = serde_json::from_slice(&text).context("a LoCoMo-format file")?;
+    let scratch = scratch::Scratch::create("engram_locomo_eval").await?;
+    let result = run(&scratch.url, &scratch.model_dir, &data, &modes).await;
+    scratch.drop().await?;
+    result
+}
+
+async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> anyhow::Result<()> {
+    let pool = PgPoolOptions::new().max_connections(8).connect(url).await?;
+    let embedder: Arc<dyn Embedder> = Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?);
+    let config = engram_api::ApiConfig {
+        rate_limit: None,
+        ..Default::default()
+    };
+    let (state, _usage) = engram_server::prepare(
+        Store::new(pool.clone()),
+        embedder,
+        config,
+        KEY,
+        Arc::new(SystemClock),
+    )
+    .await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(engram_server::serve(
+        listener,
+        state,
+        std::future::pending(),
+    ));
+    let client = reqwest::Client::new();
+
+    // Ingest: one memory per turn, through the API.
+    let started = Instant::now();
+    let mut turns = 0;
+    let mut questions = Vec::new();
+    for sample in data {
+        let user = sample["sample_id"]
+            .as_str()
+            .context("sample_id")?
+            .to_owned();
+        let conv = &sample["conversation"];
+        for n in 1.. {
+            let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else {
+                break;
+            };
+            let when = conv[format!("session_{n}_date_time")]
+                .as_str()
+                .and_then(session_time);
+            for turn in session {
+                let content = format!(
+                    "{}: {}",
+                    turn["speaker"].as_str().unwrap_or(""),
+                    turn["text"].as_str().unwrap_or("")
+                );
+                let mut message = json!({"role": "user", "content": content});
+                if let Some(t) = when {
+                    message["created_at"] = json!(t);
+                }
+                let r = client
+                    .post(format!("{base}/v1/memories"))
+                    .bearer_auth(KEY)
+                    .json(
+                        &json!({"user_id": user, "infer": false, "messages": [message],
+                                  "metadata": {"dia_id": turn["dia_id"]}}),
+                    )
+                    .send()
+                    .await?;
+                if !r.status().is_success() {
+                    bail!("add failed: {} {}", r.status(), r.text().await?);
+                }
+                turns += 1;
+            }
+        }
+        for qa in sample["qa"].as_array().context("qa")? {
+            let category = qa["category"].as_u64().unwrap_or(5);
+            if !(1..=4).contains(&category) {
+                continue;
+            }
+            let evidence: HashSet<String> = qa["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .flat_map(|e| e.split(';').map(|s| s.trim().to_owned()))
+                .filter(|e| !e.is_empty())
+                .collect();
+            if evidence.is_empty() {
+                continue;
+            }
+            questions.push(Question {
+                user: user.clone(),
+                text: qa["question"].as_str().unwrap_or("").to_owned(),
+                category,
+                evidence,
+            });
+        }
+    }
+    // What autovacuum does shortly after a bulk load: planner statistics.
+    sqlx::query("ANALYZE memories").execute(&pool).await?;
+    println!(
+        "ingested {turns} turns of {} conversations in {:.0} s; {} questions (categories 1-4)",
+        data.len(),
+        started.elapsed().as_secs_f64(),
+        questions.len()
+    );
+
+    let mut tallies: BTreeMap<&str, BTreeMap<u64, Tally>> = BTreeMap::new();
+    let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for q in &questions {
+        for mode in modes {
+            let t = Instant::now();
+            let r = client
+                .post(format!("{base}/v1/memories/search"))
+                .bearer_auth(KEY)
+                .json(&search_body(q, mode))
+                .send()
+                .await?;
+            let status = r.status();
+            let body: Value = r.json().await?;
+            latencies
+                .entry(mode)
+                .or_default()
+                .push(t.elapsed().as_secs_f64() * 1000.0);
+            if !status.is_success() {
+                bail!("search failed: {status} {body}");
+            }
+            let ranked: Vec<String> = body["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h["metadata"]["dia_id"].as_str().map(str::to_owned))
+                .collect();
+            tallies
+                .entry(mode)
+                .or_default()
+                .entry(q.category)
+                .or_default()
+                .add(&q.evidence, &ranked);
+            tallies
+                .entry(mode)
+                .or_default()
+                .entry(0)
+                .or_default()
+                .add(&q.evidence, &ranked);
+        }
+    }
+
+    println!(
+        "\n| mode / category | questions | R@1 | R@5 | R@10 | hit@10 |\n|---|---|---|---|---|---|"
+    );
+    for mode in modes {
+        let by_cat = &tallies[mode.as_str()];
+        for (cat, tally) in by_cat.iter().filter(|(c, _)| **c != 0) {
+            println!("{}", tally.row(&format!("{mode} / cat {cat}")));
+        }
+        println!("{}", by_cat[&0].row(&format!("**{mode} / all**")));
+    }
+    println!("\n| mode | search p50 ms | p95 ms |\n|---|---|---|");
+    for mode in modes {
+        let mut l = latencies[mode.as_str()].clone();
+        l.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "| {mode} | {:.2} | {:.2} |",
+            percentile(&l, 0.5),
+            percentile(&l, 0.95)
+        );
+    }
+    Ok(())
+}
