@@ -131,7 +131,8 @@ impl Store {
     /// lexemes (stemmed, stop words dropped) with OR semantics; rarity is
     /// counted over the rows in view, not the whole table, so what is rare for
     /// this user weighs most. k1 = 1.2, b = 0.75; document length is the number
-    /// of distinct lexemes.
+    /// of distinct lexemes. `stats` is MATERIALIZED: inlined, the planner ran
+    /// it once per matching term occurrence (61 ms instead of 3.5 ms).
     pub async fn lexical_candidates(
         &self,
         tenant: Uuid,
@@ -148,7 +149,7 @@ impl Store {
             ), qt AS (
                 SELECT q.terms, (SELECT string_agg(quote_literal(t), ' | ') FROM unnest(q.terms) t)::tsquery AS tsq
                 FROM q
-            ), stats AS (
+            ), stats AS MATERIALIZED (
                 SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl FROM memories",
         );
         push_filter(&mut q, tenant, filter);
@@ -179,11 +180,6 @@ impl Store {
         .push_bind(tenant)
         .push(" AND memories.id = scored.sid ORDER BY scored.bm25 DESC");
         let mut tx = self.tenant_tx(tenant).await?;
-        // A generic plan cannot know how many rows the scope and the terms
-        // select, and picks badly (measured 90 ms against 5 ms): plan per query.
-        sqlx::query("SET LOCAL plan_cache_mode = force_custom_plan")
-            .execute(&mut *tx)
-            .await?;
         let rows: Vec<LexicalRow> = q.build_query_as().fetch_all(&mut *tx).await?;
         tx.commit().await?;
         Ok(rows
