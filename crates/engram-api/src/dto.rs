@@ -291,6 +291,18 @@ pub struct HistoryResponse {
 
 // ---- translation into domain values ------------------------------------------
 
+/// A page size: `default` when absent, else 1..=1000 (422 naming `limit`).
+pub fn page_limit(limit: Option<i64>, default: i64) -> Result<usize, crate::error::ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=1000).contains(&limit) {
+        return Err(crate::error::ApiError::validation(
+            "limit",
+            "must be between 1 and 1000",
+        ));
+    }
+    Ok(limit as usize)
+}
+
 /// Validates scope identifiers; `require_owner` demands a user or agent.
 pub fn scope(
     user_id: &Option<String>,

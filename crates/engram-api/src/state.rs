@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use engram_core::access::hash_key;
 use engram_core::{Clock, Embedder, Limits, Role, SearchWeights, DEFAULT_TENANT};
 use engram_store::AuditEntry;
 use engram_store::Store;
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -70,13 +70,12 @@ pub struct ApiKey([u8; 32]);
 
 impl ApiKey {
     pub fn new(key: &str) -> Self {
-        Self(Sha256::digest(key.as_bytes()).into())
+        Self(hash_key(key))
     }
 
     /// Constant-time comparison of digests (equal length whatever the input).
     pub fn matches(&self, presented: &str) -> bool {
-        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
-        self.0.ct_eq(&digest).into()
+        self.0.ct_eq(&hash_key(presented)).into()
     }
 }
 

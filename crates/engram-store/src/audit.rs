@@ -50,7 +50,6 @@ pub struct AuditRecord {
 /// Which entries to list, newest first.
 #[derive(Debug, Clone, Default)]
 pub struct AuditQuery {
-    pub tenant_id: Option<Uuid>,
     pub action: Option<String>,
     pub subject_hash: Option<String>,
     pub before: Option<(DateTime<Utc>, Uuid)>,
@@ -87,9 +86,6 @@ impl Store {
             "SELECT id, tenant_id, at, actor, action, target, subject_hash, request_id, details
              FROM audit_log WHERE true",
         );
-        if let Some(t) = q.tenant_id {
-            b.push(" AND tenant_id = ").push_bind(t);
-        }
         if let Some(a) = &q.action {
             b.push(" AND action = ").push_bind(a.clone());
         }

@@ -83,7 +83,7 @@ pub async fn list_audit(
     ApiQuery(q): ApiQuery<AuditQueryParams>,
 ) -> Result<Json<AuditListResponse>, ApiError> {
     let limits = &state.config.limits;
-    let limit = page_limit(q.limit, 100)?;
+    let limit = dto::page_limit(q.limit, 100)?;
     let subject_hash = q
         .user_id
         .as_deref()
@@ -94,8 +94,6 @@ pub async fn list_audit(
     let records = state
         .store
         .list_audit(&AuditQuery {
-            // The acting tenant's entries, and deployment-wide ones (admin keys).
-            tenant_id: None,
             action: q.action,
             subject_hash,
             before,
@@ -118,7 +116,7 @@ pub async fn list_user_memories(
     ApiQuery(q): ApiQuery<AdminListQuery>,
 ) -> Result<Json<AdminListResponse>, ApiError> {
     let user_id = user_path(&state, &user_id)?;
-    let limit = page_limit(q.limit, 100)?;
+    let limit = dto::page_limit(q.limit, 100)?;
     let states = match q.states.as_deref() {
         Some(s) => parse_states(s.split(',').map(str::trim), "states")?,
         None => Vec::new(),
@@ -339,14 +337,6 @@ fn path_identifier(state: &AppState, field: &str, raw: &str) -> Result<String, A
         field: field.into(),
         message: e.message,
     })
-}
-
-fn page_limit(limit: Option<i64>, default: i64) -> Result<usize, ApiError> {
-    let limit = limit.unwrap_or(default);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::validation("limit", "must be between 1 and 1000"));
-    }
-    Ok(limit as usize)
 }
 
 fn parse_states<'a>(

@@ -198,12 +198,8 @@ pub async fn list_memories(
 ) -> Result<Json<ListResponse>, ApiError> {
     let limits = &state.config.limits;
     let scope = dto::scope(&q.user_id, &q.agent_id, &q.session_id, false, limits)?;
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::validation("limit", "must be between 1 and 1000"));
-    }
     let page = Page {
-        limit: limit as usize,
+        limit: dto::page_limit(q.limit, 50)?,
         after: dto::cursor(&q.cursor)?,
     };
     let filter = MemoryFilter {
