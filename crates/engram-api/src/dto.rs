@@ -152,6 +152,23 @@ pub struct SearchRequest {
     pub mode: Option<engram_core::SearchMode>,
     /// Hybrid only: the lexical share of relevance, 0..=1.
     pub lexical_weight: Option<f64>,
+    /// What a period named in the query does: prefer (default) | filter | off.
+    pub query_time: Option<QueryTimeUse>,
+    /// "Now" for relative periods in the query ("last week"); default now.
+    pub reference_time: Option<DateTime<Utc>>,
+}
+
+/// What a period named in a search query ("in May 2023") does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryTimeUse {
+    /// Memories from (or near) the period rank higher.
+    #[default]
+    Prefer,
+    /// Only memories created within the period are returned.
+    Filter,
+    /// Dates in the query are ordinary words.
+    Off,
 }
 
 #[derive(Debug, Deserialize)]
@@ -271,6 +288,9 @@ impl From<ScoredMemory> for SearchHit {
 #[derive(Debug, Serialize)]
 pub struct SearchResponse {
     pub results: Vec<SearchHit>,
+    /// The period the query named and how it was read; absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_time: Option<engram_core::querytime::QueryTime>,
 }
 
 #[derive(Debug, Serialize)]

@@ -23,6 +23,9 @@ pub struct ApiConfig {
     pub min_relevance: f32,
     /// Hybrid search: the lexical share of relevance (the rest is the cosine).
     pub lexical_weight: f32,
+    /// The share of relevance given to closeness in time when the query names
+    /// a period ("in May 2023", "last week").
+    pub time_weight: f32,
     /// How long an add with `wait: true` waits for its job before answering 202.
     pub add_wait_timeout: std::time::Duration,
     /// Attempts before an extraction job is failed for good.
@@ -54,6 +57,7 @@ impl Default for ApiConfig {
             half_life_days: 30.0,
             min_relevance: 0.1,
             lexical_weight: 0.5,
+            time_weight: 0.3,
             add_wait_timeout: std::time::Duration::from_secs(10),
             job_max_attempts: 5,
             rate_limit: None,

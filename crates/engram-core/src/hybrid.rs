@@ -2,7 +2,8 @@
 //!
 //! Weighted score fusion: each candidate's BM25 is normalised by the best
 //! candidate's (so the top lexical match is 1 whatever the query's length),
-//! the cosine is min-max scaled over the candidates, then
+//! the cosine is min-max scaled over the candidates (over at least
+//! `MIN_COSINE_SPREAD`), then
 //! `relevance = w·lexical + (1 − w)·dense`. Chosen over reciprocal-rank
 //! fusion because it keeps how much better the best match is, not only that
 //! it is first: on LoCoMo a rare name found in one turn must beat ten
@@ -12,14 +13,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::scoring::Relevance;
 
-/// Dense stays the default until hybrid meets its latency budget (within
-/// 2 ms of dense at p50; docs/EVALUATION.md has where it stands).
+/// Hybrid is the default: on LoCoMo it finds the evidence turn first about
+/// twice as often as dense, for about a millisecond more (docs/EVALUATION.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
-    #[default]
     Dense,
     Lexical,
+    #[default]
     Hybrid,
 }
 
@@ -31,21 +32,55 @@ pub struct Signals {
     pub bm25: f32,
 }
 
+/// The words of a query matched exactly instead of by their English stem:
+/// names (a capital letter not at the start of a sentence), acronyms and
+/// anything with a digit, lowercased as Postgres' `simple` configuration
+/// stores them. Stems find "painting" for "painted", but they also make
+/// "Jean" match "jeans" and "Will" match nothing (a stop word); a name means
+/// itself. (Counting both the stem and the exact form weighed names twice,
+/// which measured worse: docs/EVALUATION.md.)
+pub fn exact_terms(query: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    let mut sentence_start = true;
+    for word in query.split_whitespace() {
+        let token: String = word
+            .chars()
+            .skip_while(|c| !c.is_alphanumeric())
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
+        let has_digit = token.chars().any(|c| c.is_ascii_digit());
+        let capital = token.chars().next().is_some_and(char::is_uppercase);
+        let acronym = token.chars().count() > 1 && token.chars().all(|c| !c.is_lowercase());
+        if !token.is_empty() && (has_digit || acronym || (capital && !sentence_start)) {
+            let t = token.to_lowercase();
+            if !terms.contains(&t) {
+                terms.push(t);
+            }
+        }
+        sentence_start = word.ends_with(['.', '?', '!', ':']);
+    }
+    terms
+}
+
+/// The narrowest cosine range min-max scaling stretches to 0..1. MiniLM's
+/// cosines for one query differ by a few hundredths on near-equal texts; a
+/// user with three memories must not see that as the full range (and lose
+/// a date or a name match to it). LoCoMo's candidate lists span more than
+/// this, so it does not change the evaluation.
+const MIN_COSINE_SPREAD: f32 = 0.25;
+
 /// The relevance of each candidate, in input order.
 pub fn fuse(signals: &[Signals], mode: SearchMode, lexical_weight: f32) -> Vec<Relevance> {
     let best = signals.iter().map(|s| s.bm25).fold(0.0f32, f32::max);
     let (lo, hi) = signals.iter().fold((f32::MAX, f32::MIN), |(lo, hi), s| {
         (lo.min(s.cosine), hi.max(s.cosine))
     });
+    let lo = lo.min(hi - MIN_COSINE_SPREAD);
     signals
         .iter()
         .map(|s| {
             let lexical = if best > 0.0 { s.bm25 / best } else { 0.0 };
-            let dense = if hi > lo {
-                (s.cosine - lo) / (hi - lo)
-            } else {
-                1.0
-            };
+            let dense = (s.cosine - lo) / (hi - lo);
             let relevance = match mode {
                 SearchMode::Dense => s.cosine,
                 SearchMode::Lexical => lexical,
@@ -55,6 +90,7 @@ pub fn fuse(signals: &[Signals], mode: SearchMode, lexical_weight: f32) -> Vec<R
                 relevance,
                 dense: s.cosine,
                 lexical: (mode != SearchMode::Dense).then_some(lexical),
+                time: None,
             }
         })
         .collect()
@@ -93,6 +129,23 @@ mod tests {
         assert_eq!(h[1].dense, 0.6, "the breakdown keeps the raw cosine");
         let d = fuse(&s, SearchMode::Dense, 0.25);
         assert_eq!((d[0].relevance, d[0].lexical), (0.2, None));
+    }
+
+    #[test]
+    fn exact_terms_are_names_acronyms_and_numbers_not_sentence_starts() {
+        assert_eq!(
+            exact_terms("What did Caroline's LGBTQ+ group do on 8 May, 2023? When did Mel go?"),
+            ["caroline", "lgbtq", "8", "may", "2023", "mel"]
+        );
+        assert!(exact_terms("what do i like to eat").is_empty());
+        assert_eq!(exact_terms("I met Will. I met will."), ["will"]);
+    }
+
+    #[test]
+    fn near_equal_cosines_are_not_stretched_to_the_full_range() {
+        let h = fuse(&[sig(0.6, 0.0), sig(0.55, 0.0)], SearchMode::Hybrid, 0.5);
+        assert!((h[0].relevance - 0.5).abs() < 1e-6);
+        assert!((h[1].relevance - 0.4).abs() < 1e-6, "{h:?}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod hybrid;
 pub mod memory;
 pub mod policy;
 pub mod query;
+pub mod querytime;
 pub mod scoring;
 pub mod timephrase;
 pub mod validate;
@@ -19,7 +20,7 @@ pub use access::{Access, Role};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};
-pub use hybrid::{fuse, SearchMode, Signals};
+pub use hybrid::{exact_terms, fuse, SearchMode, Signals};
 pub use memory::*;
 pub use query::{MemoryFilter, Page};
 pub use scoring::{

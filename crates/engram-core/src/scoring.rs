@@ -35,6 +35,9 @@ pub struct ScoreBreakdown {
     /// BM25 of the query's terms in the memory, normalised by the best
     /// candidate's (0..=1); `None` in dense mode.
     pub lexical: Option<f32>,
+    /// How close the memory's date is to the period the query names (1
+    /// inside it, fading to 0 one period away); `None` when it names none.
+    pub time: Option<f32>,
     /// exp(-λ·age_days), λ = ln 2 / half-life.
     pub recency: f32,
     pub importance: f32,
@@ -55,6 +58,7 @@ pub fn blend(
         relevance: relevance.relevance,
         dense: relevance.dense,
         lexical: relevance.lexical,
+        time: relevance.time,
         recency,
         importance,
     };
@@ -70,9 +74,21 @@ pub struct Relevance {
     pub relevance: f32,
     pub dense: f32,
     pub lexical: Option<f32>,
+    pub time: Option<f32>,
 }
 
 impl Relevance {
+    /// Mixes in how close the memory is to the period the query names:
+    /// `weight` of relevance becomes that closeness. A match in words and
+    /// meaning still counts most; the date decides between near equals.
+    pub fn with_time(self, closeness: f32, weight: f32) -> Self {
+        Self {
+            relevance: (1.0 - weight) * self.relevance + weight * closeness,
+            time: Some(closeness),
+            ..self
+        }
+    }
+
     /// The relevance gate drops what matches the query neither in meaning
     /// (cosine below the gate) nor in words (no query term at all): a rare
     /// name found verbatim is relevant however far its embedding is.
@@ -86,6 +102,7 @@ impl Relevance {
             relevance: cosine,
             dense: cosine,
             lexical: None,
+            time: None,
         }
     }
 }

@@ -25,7 +25,8 @@ fn weekday(name: &str) -> Option<Weekday> {
     name.to_ascii_lowercase().parse().ok()
 }
 
-fn number(word: &str) -> Option<i64> {
+/// A count in digits or words ("3", "a", "two").
+pub(crate) fn number(word: &str) -> Option<i64> {
     Some(match word.to_ascii_lowercase().as_str() {
         "a" | "an" | "one" => 1,
         "two" => 2,
@@ -34,6 +35,8 @@ fn number(word: &str) -> Option<i64> {
         "five" => 5,
         "six" => 6,
         "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
         "ten" => 10,
         n => n.parse().ok()?,
     })

@@ -102,13 +102,7 @@ async fn run(url: &str, model_dir: &str, n: usize) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(engram_server::serve(
-        listener,
-        state,
-        std::future::pending(),
-    ));
+    let base = scratch::serve_on_loopback(state).await?;
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(300))
         .build()?;

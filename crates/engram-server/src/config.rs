@@ -239,6 +239,14 @@ pub struct ServeArgs {
         default_value_t = 0.5
     )]
     pub lexical_weight: f32,
+    /// Search: the share of relevance given to closeness in time when the
+    /// query names a period ("in May 2023", "last week"), 0..=1.
+    #[arg(
+        long = "time-weight",
+        env = "ENGRAM_TIME_WEIGHT",
+        default_value_t = 0.3
+    )]
+    pub time_weight: f32,
     /// How long `wait: true` adds wait for their job, in milliseconds.
     #[arg(
         long = "add-wait-ms",
@@ -303,6 +311,7 @@ impl ServeArgs {
             half_life_days: self.half_life_days,
             min_relevance: self.min_relevance,
             lexical_weight: self.lexical_weight.clamp(0.0, 1.0),
+            time_weight: self.time_weight.clamp(0.0, 1.0),
             add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
             job_max_attempts: self.job_max_attempts.max(1),
             rate_limit: std::num::NonZeroU32::new(self.rate_limit_per_second).map(|per_second| {

@@ -153,3 +153,15 @@ pub async fn shutdown_signal() {
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
+
+/// Threads per local embedding call (candle reads `RAYON_NUM_THREADS`):
+/// `ENGRAM_EMBED_THREADS`, default 1. A server embeds many requests at once
+/// and Postgres needs a core too: with one thread per call LoCoMo searches
+/// were faster end to end (p50 12.6 vs 14.1 ms on 2 cores), though a lone
+/// call is faster on two (docs/EVALUATION.md). Set before any thread starts.
+pub fn set_inference_threads() {
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let threads = std::env::var("ENGRAM_EMBED_THREADS").unwrap_or_else(|_| "1".into());
+        std::env::set_var("RAYON_NUM_THREADS", threads);
+    }
+}

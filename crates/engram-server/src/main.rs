@@ -104,8 +104,15 @@ struct WorkerCommand {
     llm: LlmArgs,
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    engram_server::set_inference_threads();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     telemetry::init(cli.log_json);
     match cli.command {

@@ -600,3 +600,103 @@ async fn search_modes_find_rare_words_and_show_their_components(pool: PgPool) {
     .await
     .assert_problem(422, Some("lexical_weight"));
 }
+
+/// A period named in the query ("in May 2023", "last week") prefers the
+/// memories said in it, shows how it was read, can filter instead, and can
+/// be turned off; names that English drops as stop words still match.
+#[sqlx::test(migrations = false)]
+async fn search_reads_periods_and_names_in_the_query(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for (text, at) in [
+        (
+            "I went hiking in the Alps with Will.",
+            "2023-05-10T09:00:00Z",
+        ),
+        ("I went hiking in the Rockies.", "2023-08-20T09:00:00Z"),
+        ("I went hiking in Wales.", "2022-03-01T09:00:00Z"),
+    ] {
+        let r = app
+            .post(
+                "/v1/memories",
+                json!({"user_id": "t", "infer": false,
+                       "messages": [{"role": "user", "content": text, "created_at": at}]}),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+    }
+    let search = |extra: serde_json::Value| {
+        let mut body = json!({"user_id": "t", "query": "Where did I go hiking in May 2023?"});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        app.post("/v1/memories/search", body)
+    };
+
+    let r = search(json!({})).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.body["query_time"],
+        json!({"from": "2023-05-01T00:00:00Z", "to": "2023-06-01T00:00:00Z", "phrase": "May 2023"})
+    );
+    let hits = r.body["results"].as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    assert!(
+        hits[0]["memory"].as_str().unwrap().contains("Alps"),
+        "{hits:?}"
+    );
+    assert_eq!(hits[0]["scores"]["time"], 1.0);
+    assert!(
+        hits[1..].iter().all(|h| h["scores"]["time"] == 0.0),
+        "{hits:?}"
+    );
+
+    let filtered = search(json!({"query_time": "filter"})).await;
+    let hits = filtered.body["results"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0]["memory"].as_str().unwrap().contains("Alps"));
+
+    let off = search(json!({"query_time": "off"})).await;
+    assert!(off.body.get("query_time").is_none(), "{:?}", off.body);
+    let hits = off.body["results"].as_array().unwrap();
+    assert!(hits.iter().all(|h| h["scores"]["time"].is_null()));
+
+    // "last week" counts from the reference time: 2023-08-25 is a Friday, so
+    // last week is 14-20 August.
+    let r = app
+        .post(
+            "/v1/memories/search",
+            json!({"user_id": "t", "query": "where was I hiking last week",
+                   "reference_time": "2023-08-25T12:00:00Z"}),
+        )
+        .await;
+    assert_eq!(r.body["query_time"]["from"], "2023-08-14T00:00:00Z");
+    assert!(r.body["results"][0]["memory"]
+        .as_str()
+        .unwrap()
+        .contains("Rockies"));
+
+    // "Will" is an English stop word; as a name it is matched exactly.
+    let r = app
+        .post(
+            "/v1/memories/search",
+            json!({"user_id": "t", "query": "hiking with Will", "mode": "lexical"}),
+        )
+        .await;
+    let hits = r.body["results"].as_array().unwrap();
+    assert!(
+        hits[0]["memory"].as_str().unwrap().contains("Will"),
+        "{hits:?}"
+    );
+    assert!(
+        hits[0]["scores"]["lexical"] == 1.0 && hits[1]["scores"]["lexical"].as_f64() < Some(1.0)
+    );
+
+    for (field, value) in [
+        ("query_time", json!("sometimes")),
+        ("reference_time", json!("yesterday")),
+    ] {
+        search(json!({field: value}))
+            .await
+            .assert_problem(422, Some(field));
+    }
+}

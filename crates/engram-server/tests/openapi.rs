@@ -279,6 +279,18 @@ async fn every_response_matches_the_spec(pool: PgPool) {
         Method::POST,
         s,
         s,
+        Some(
+            json!({"query": "my hobbies last week", "user_id": "u", "mode": "dense",
+                    "reference_time": "2026-11-30T12:00:00Z", "query_time": "prefer"}),
+        ),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        s,
+        s,
         Some(json!({"query": "hobbies", "user_id": "u", "top_k": 0})),
     )
     .await;
@@ -668,7 +680,6 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
     );
     let mut hit = memory.clone();
     hit["score"] = json!(0.5);
-    hit["scores"] =
-        json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "recency": 1.0, "importance": 0.5});
+    hit["scores"] = json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "time": null, "recency": 1.0, "importance": 0.5});
     assert!(validator("SearchHit").is_valid(&hit));
 }

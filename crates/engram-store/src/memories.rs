@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use engram_core::{
     AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, MemoryState, NewMemory, Page, Scope,
 };
@@ -11,7 +12,7 @@ use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::audit::{write_audit, AuditEntry};
-use crate::rows::{CandidateRow, HistoryRow, LexicalRow, MemoryRow, MEMORY_COLUMNS};
+use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
 use crate::{Store, StoreError};
 use engram_core::access::subject_hash;
 
@@ -96,24 +97,48 @@ impl Store {
         Ok(rows.into_iter().map(Memory::from).collect())
     }
 
-    /// The `limit` memories in view nearest to `query`, by exact cosine distance,
-    /// nearest first. Ranking beyond relevance is the caller's (engram-core scoring).
-    pub async fn search_candidates(
+    /// The `limit` memories in view nearest to `query` by exact cosine
+    /// distance, plus those of `also` that are still in view, plus (given a
+    /// `window`) the `limit` nearest created within it, each with its cosine
+    /// to `query`, nearest first. One statement, so hybrid search joins the
+    /// lexical ranker's choices without a second round trip.
+    pub async fn dense_candidates(
         &self,
         tenant: Uuid,
         filter: &MemoryFilter,
         query: &[f32],
         limit: usize,
+        also: &[Uuid],
+        window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     ) -> Result<Vec<Candidate>, StoreError> {
         let query = Vector::from(query.to_vec());
-        let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "));
-        q.push_bind(query.clone())
-            .push(")::float8 AS cosine FROM memories");
+        let mut q = QueryBuilder::new("WITH nearest AS ((SELECT id FROM memories");
         push_filter(&mut q, tenant, filter);
         q.push(" ORDER BY embedding <=> ")
-            .push_bind(query)
+            .push_bind(query.clone())
             .push(" LIMIT ")
-            .push_bind(limit as i64);
+            .push_bind(limit as i64)
+            .push(")");
+        if let Some((from, to)) = window {
+            q.push(" UNION (SELECT id FROM memories");
+            push_filter(&mut q, tenant, filter);
+            q.push(" AND created_at >= ")
+                .push_bind(from)
+                .push(" AND created_at < ")
+                .push_bind(to)
+                .push(" ORDER BY embedding <=> ")
+                .push_bind(query.clone())
+                .push(" LIMIT ")
+                .push_bind(limit as i64)
+                .push(")");
+        }
+        q.push(format!(") SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "))
+            .push_bind(query)
+            .push(")::float8 AS cosine FROM memories");
+        push_filter(&mut q, tenant, filter);
+        q.push(" AND (id IN (SELECT id FROM nearest) OR id = ANY(")
+            .push_bind(also.to_vec())
+            .push(")) ORDER BY cosine DESC, id");
         let mut tx = self.tenant_tx(tenant).await?;
         let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
         tx.commit().await?;
@@ -126,74 +151,73 @@ impl Store {
             .collect())
     }
 
-    /// The `limit` memories in view with the best BM25 for `text`, best first,
-    /// each with its cosine to `query` too. Terms are the query's English
-    /// lexemes (stemmed, stop words dropped) with OR semantics; rarity is
-    /// counted over the rows in view, not the whole table, so what is rare for
-    /// this user weighs most. k1 = 1.2, b = 0.75; document length is the number
-    /// of distinct lexemes. `stats` is MATERIALIZED: inlined, the planner ran
-    /// it once per matching term occurrence (61 ms instead of 3.5 ms).
-    pub async fn lexical_candidates(
+    /// The ids of the `limit` memories in view with the best BM25 for `text`,
+    /// best first (ties by id, so results are stable). It needs no query
+    /// vector, so search runs it while the query is being embedded.
+    ///
+    /// Terms are the query's English lexemes (stemmed, stop words dropped),
+    /// except that its `exact` words (names, numbers: see
+    /// engram_core::exact_terms) are matched unstemmed in `content_exact_tsv`
+    /// instead; OR semantics. Rarity is counted over the rows in view, not
+    /// the whole table, so what is rare for this user weighs most. k1 = 1.2,
+    /// b = 0.75, document length is the number of distinct lexemes, and term
+    /// frequency counts as 1: a memory is a sentence or two where a term
+    /// rarely repeats, and testing each term's presence is 3-4x cheaper than
+    /// unnesting every matching tsvector (docs/EVALUATION.md). The scope is
+    /// read once, without the GIN index: within one user a scan beats
+    /// intersecting the tenant-wide posting lists.
+    pub async fn lexical_scores(
         &self,
         tenant: Uuid,
         filter: &MemoryFilter,
         text: &str,
-        query: &[f32],
+        exact: &[String],
         limit: usize,
-    ) -> Result<Vec<(Candidate, f32)>, StoreError> {
+    ) -> Result<Vec<(Uuid, f32)>, StoreError> {
         let mut q = QueryBuilder::new(
-            "WITH q AS (SELECT array_agg(DISTINCT lexeme) AS terms FROM unnest(to_tsvector('english', ",
+            "WITH terms AS (
+                SELECT DISTINCT false AS exact, lexeme AS term, quote_literal(lexeme)::tsquery AS tq
+                FROM unnest(to_tsvector('english', ",
         );
-        q.push_bind(text.to_owned()).push(
-            "))
-            ), qt AS (
-                SELECT q.terms, (SELECT string_agg(quote_literal(t), ' | ') FROM unnest(q.terms) t)::tsquery AS tsq
-                FROM q
-            ), stats AS MATERIALIZED (
-                SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl FROM memories",
-        );
-        push_filter(&mut q, tenant, filter);
-        q.push("), hits AS (SELECT id, content_tsv, lexeme_count FROM memories");
+        q.push_bind(text.to_owned())
+            .push(
+                ")) WHERE lexeme NOT IN (
+                    SELECT lexeme FROM unnest(to_tsvector('english', array_to_string(",
+            )
+            .push_bind(exact.to_vec())
+            .push(
+                "::text[], ' '))))
+                UNION ALL
+                SELECT DISTINCT true, t, quote_literal(t)::tsquery FROM unnest(",
+            )
+            .push_bind(exact.to_vec())
+            .push(
+                "::text[]) t
+            ), scope AS MATERIALIZED (
+                SELECT id, content_tsv, content_exact_tsv, lexeme_count FROM memories",
+            );
         push_filter(&mut q, tenant, filter);
         q.push(
-            " AND content_tsv @@ (SELECT tsq FROM qt)
+            "), stats AS (
+                SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl FROM scope
             ), m AS (
-                SELECT hits.id, hits.lexeme_count::float8 AS dl, u.lexeme AS term,
-                       coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-                FROM hits CROSS JOIN qt CROSS JOIN LATERAL unnest(hits.content_tsv) u
-                WHERE u.lexeme = ANY(qt.terms)
+                SELECT scope.id, scope.lexeme_count::float8 AS dl, terms.exact, terms.term
+                FROM scope JOIN terms
+                  ON CASE WHEN terms.exact THEN scope.content_exact_tsv ELSE scope.content_tsv END @@ terms.tq
             ), df AS (
-                SELECT term, count(*)::float8 AS df FROM m GROUP BY term
-            ), scored AS (
-                SELECT m.id AS sid,
-                       sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-                           * m.tf * 2.2 / (m.tf + 1.2 * (0.25 + 0.75 * m.dl / stats.avgdl))) AS bm25
-                FROM m JOIN df USING (term) CROSS JOIN stats
-                GROUP BY m.id ORDER BY bm25 DESC LIMIT ",
+                SELECT exact, term, count(*)::float8 AS df FROM m GROUP BY exact, term
+            )
+            SELECT m.id,
+                   sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
+                       * 2.2 / (1 + 1.2 * (0.25 + 0.75 * m.dl / stats.avgdl)))::float8 AS bm25
+            FROM m JOIN df USING (exact, term) CROSS JOIN stats
+            GROUP BY m.id ORDER BY bm25 DESC, m.id LIMIT ",
         )
-        .push_bind(limit as i64)
-        .push(format!(
-            ") SELECT {MEMORY_COLUMNS}, (1 - (embedding <=> "
-        ))
-        .push_bind(Vector::from(query.to_vec()))
-        .push(")::float8) AS cosine, scored.bm25::float8 AS bm25 FROM scored JOIN memories ON memories.tenant_id = ")
-        .push_bind(tenant)
-        .push(" AND memories.id = scored.sid ORDER BY scored.bm25 DESC");
+        .push_bind(limit as i64);
         let mut tx = self.tenant_tx(tenant).await?;
-        let rows: Vec<LexicalRow> = q.build_query_as().fetch_all(&mut *tx).await?;
+        let rows: Vec<(Uuid, f64)> = q.build_query_as().fetch_all(&mut *tx).await?;
         tx.commit().await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                (
-                    Candidate {
-                        cosine: r.candidate.cosine as f32,
-                        memory: r.candidate.memory.into(),
-                    },
-                    r.bm25 as f32,
-                )
-            })
-            .collect())
+        Ok(rows.into_iter().map(|(id, s)| (id, s as f32)).collect())
     }
 
     /// Records that memories were returned to a caller (feeds decay later).

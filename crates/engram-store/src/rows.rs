@@ -93,13 +93,6 @@ pub(crate) struct CandidateRow {
 }
 
 #[derive(sqlx::FromRow)]
-pub(crate) struct LexicalRow {
-    #[sqlx(flatten)]
-    pub candidate: CandidateRow,
-    pub bm25: f64,
-}
-
-#[derive(sqlx::FromRow)]
 pub(crate) struct HistoryRow {
     id: Uuid,
     memory_id: Uuid,

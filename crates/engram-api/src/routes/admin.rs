@@ -158,7 +158,14 @@ pub async fn search_user_memories(
     let vector = embed_all(&state, &[query]).await?.remove(0);
     let candidates = state
         .store
-        .search_candidates(caller.tenant_id, &filter, &vector, top_k as usize)
+        .dense_candidates(
+            caller.tenant_id,
+            &filter,
+            &vector,
+            top_k as usize,
+            &[],
+            None,
+        )
         .await?;
     let scored = candidates
         .into_iter()

@@ -44,3 +44,15 @@ impl Scratch {
         Ok(())
     }
 }
+
+/// Serves `state` on a free loopback port until the process ends; the base URL.
+pub async fn serve_on_loopback(state: engram_api::AppState) -> anyhow::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(engram_server::serve(
+        listener,
+        state,
+        std::future::pending(),
+    ));
+    Ok(base)
+}

@@ -17,6 +17,7 @@
 //! embedding, SQL, ranking).
 
 use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,8 +28,9 @@ use engram_store::Store;
 use serde_json::{json, Value};
 use sqlx::postgres::PgPoolOptions;
 
-#[path = "common/scratch.rs"]
+#[path = "../common/scratch.rs"]
 mod scratch;
+mod staleness;
 
 const KEY: &str = "eval-key";
 const DEFAULT_FILE: &str = "../shared/data/locomo/locomo-dev.json";
@@ -73,11 +75,27 @@ struct Question {
     text: String,
     category: u64,
     evidence: HashSet<String>,
+    asked_at: Option<chrono::DateTime<Utc>>,
 }
 
-/// `hybrid:0.3` asks hybrid with lexical_weight 0.3 (for tuning).
+/// `hybrid:0.3` asks hybrid with lexical_weight 0.3, `hybrid/off` with
+/// `query_time: off` (for tuning). The reference time of every question is
+/// the conversation's last session: questions are asked after it.
 fn search_body(q: &Question, mode: &str) -> Value {
-    let mut body = json!({"user_id": q.user, "query": q.text, "top_k": 10});
+    let mut body = json!({"user_id": q.user, "query": q.text, "top_k": 10,
+                          "reference_time": q.asked_at});
+    set_mode(&mut body, mode);
+    body
+}
+
+fn set_mode(body: &mut Value, mode: &str) {
+    let mode = match mode.split_once('/') {
+        Some((m, time)) => {
+            body["query_time"] = json!(time);
+            m
+        }
+        None => mode,
+    };
     match mode.split_once(':') {
         Some((m, w)) => {
             body["mode"] = json!(m);
@@ -85,7 +103,6 @@ fn search_body(q: &Question, mode: &str) -> Value {
         }
         None => body["mode"] = json!(mode),
     }
-    body
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -101,8 +118,16 @@ fn session_time(s: &str) -> Option<chrono::DateTime<Utc>> {
     Some(Utc.from_utc_datetime(&t))
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // The server's threading, so latencies are the server's.
+    engram_server::set_inference_threads();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(evaluate())
+}
+
+async fn evaluate() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let file = args.next().unwrap_or_else(|| DEFAULT_FILE.into());
     let mut modes: Vec<String> = args.collect();
@@ -125,25 +150,41 @@ async fn main() -> anyhow::Result<()> {
 async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> anyhow::Result<()> {
     let pool = PgPoolOptions::new().max_connections(8).connect(url).await?;
     let embedder: Arc<dyn Embedder> = Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?);
+    let defaults = engram_api::ApiConfig::default();
     let config = engram_api::ApiConfig {
         rate_limit: None,
-        ..Default::default()
+        // EVAL_TIME_WEIGHT tunes the server setting ENGRAM_TIME_WEIGHT.
+        time_weight: match std::env::var("EVAL_TIME_WEIGHT") {
+            Ok(w) => w.parse().context("EVAL_TIME_WEIGHT")?,
+            Err(_) => defaults.time_weight,
+        },
+        ..defaults
     };
+    let clock: Arc<dyn engram_core::Clock> = Arc::new(SystemClock);
     let (state, _usage) = engram_server::prepare(
         Store::new(pool.clone()),
-        embedder,
+        embedder.clone(),
         config,
         KEY,
-        Arc::new(SystemClock),
+        clock.clone(),
     )
     .await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(engram_server::serve(
-        listener,
-        state,
-        std::future::pending(),
-    ));
+    // Extraction for the staleness scenarios: the built-in rules, no LLM.
+    let (_stop, stopped) = tokio::sync::watch::channel(false);
+    engram_worker::spawn_workers(
+        engram_server::pipeline(
+            Store::new(pool.clone()),
+            embedder,
+            Arc::new(engram_core::extract::RulesExtractor),
+            clock,
+        ),
+        engram_worker::WorkerConfig {
+            poll_interval: std::time::Duration::from_millis(20),
+            ..Default::default()
+        },
+        stopped,
+    );
+    let base = scratch::serve_on_loopback(state).await?;
     let client = reqwest::Client::new();
 
     // Ingest: one memory per turn, through the API.
@@ -156,6 +197,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
             .context("sample_id")?
             .to_owned();
         let conv = &sample["conversation"];
+        let mut last_session = None;
         for n in 1.. {
             let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else {
                 break;
@@ -163,6 +205,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
             let when = conv[format!("session_{n}_date_time")]
                 .as_str()
                 .and_then(session_time);
+            last_session = when.or(last_session);
             for turn in session {
                 let content = format!(
                     "{}: {}",
@@ -205,6 +248,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
                 continue;
             }
             questions.push(Question {
+                asked_at: last_session,
                 user: user.clone(),
                 text: qa["question"].as_str().unwrap_or("").to_owned(),
                 category,
@@ -223,6 +267,11 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
 
     let mut tallies: BTreeMap<&str, BTreeMap<u64, Tally>> = BTreeMap::new();
     let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    // EVAL_DUMP=FILE writes every answer as a JSON line, to study misses.
+    let mut dump = match std::env::var("EVAL_DUMP") {
+        Ok(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        Err(_) => None,
+    };
     for q in &questions {
         for mode in modes {
             let t = Instant::now();
@@ -247,6 +296,20 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
                 .flatten()
                 .filter_map(|h| h["metadata"]["dia_id"].as_str().map(str::to_owned))
                 .collect();
+            if let Some(out) = dump.as_mut() {
+                let top: Vec<Value> = body["results"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|h| json!([h["metadata"]["dia_id"], h["memory"], h["scores"]]))
+                    .collect();
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"mode": mode, "question": q.text, "category": q.category,
+                           "evidence": q.evidence, "top": top})
+                )?;
+            }
             tallies
                 .entry(mode)
                 .or_default()
@@ -272,6 +335,30 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
         }
         println!("{}", by_cat[&0].row(&format!("**{mode} / all**")));
     }
+    let stale = staleness::check(
+        &client,
+        &base,
+        KEY,
+        |user, query, mode| {
+            let mut body = json!({"user_id": user, "query": query, "top_k": 10});
+            set_mode(&mut body, mode);
+            body
+        },
+        modes,
+    )
+    .await?;
+    println!(
+        "\n| mode | update scenarios | stale (old value returned) | current value first |\n|---|---|---|---|"
+    );
+    for (mode, s) in modes.iter().zip(&stale) {
+        println!(
+            "| {mode} | {} | {:.3} | {:.3} |",
+            s.searches,
+            s.stale as f64 / s.searches.max(1) as f64,
+            s.current_first as f64 / s.searches.max(1) as f64
+        );
+    }
+
     println!("\n| mode | search p50 ms | p95 ms |\n|---|---|---|");
     for mode in modes {
         let mut l = latencies[mode.as_str()].clone();
