@@ -155,13 +155,16 @@ pub async fn shutdown_signal() {
 }
 
 /// Threads per local embedding call (candle reads `RAYON_NUM_THREADS`):
-/// `ENGRAM_EMBED_THREADS`, default 1. A server embeds many requests at once
-/// and Postgres needs a core too: with one thread per call LoCoMo searches
-/// were faster end to end (p50 12.6 vs 14.1 ms on 2 cores), though a lone
-/// call is faster on two (docs/EVALUATION.md). Set before any thread starts.
+/// `ENGRAM_EMBED_THREADS` when set, else candle's default, every core. One
+/// request at a time, two threads were faster end to end on this 2-core
+/// machine (LoCoMo search p50 10.1-10.7 ms against 11.8-12.0 ms with one;
+/// docs/EVALUATION.md); under many concurrent requests one thread per call
+/// may serve more. Set before any thread starts.
 pub fn set_inference_threads() {
-    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let threads = std::env::var("ENGRAM_EMBED_THREADS").unwrap_or_else(|_| "1".into());
+    if let (None, Some(threads)) = (
+        std::env::var_os("RAYON_NUM_THREADS"),
+        std::env::var_os("ENGRAM_EMBED_THREADS"),
+    ) {
         std::env::set_var("RAYON_NUM_THREADS", threads);
     }
 }
