@@ -610,11 +610,13 @@ fn with_article_diet(v: &str) -> String {
 }
 
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[.!?;\n]+\s*|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b))")
+    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b))")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
-/// Splits a message into clauses: sentences, and "… and I …" joins.
+/// Splits a message into clauses: sentences, and "… and I …" joins. A stop
+/// ends a sentence only before a space or the end, so "Python 3.11" and
+/// "example.com" stay whole.
 pub fn clauses(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -700,6 +702,14 @@ impl Extractor for RulesExtractor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clauses_keep_decimals_and_domains_whole() {
+        assert_eq!(
+            clauses("I prefer Python 3.11 for stability. I use example.com!Ok"),
+            ["I prefer Python 3.11 for stability", "I use example.com!Ok"]
+        );
+    }
 
     #[test]
     fn clauses_split_on_sentences_and_first_person_joins() {

@@ -1,0 +1,12 @@
+//! What a chat model should see right now: token counting, the session
+//! window, extractive summaries and the context block. Pure logic, no I/O.
+
+pub mod block;
+pub mod summary;
+pub mod tokens;
+pub mod window;
+
+pub use block::{assemble, Block, Candidates, Part, Section};
+pub use summary::{extractive, Turn};
+pub use tokens::{Encoding, TokenCounter};
+pub use window::window_start;
