@@ -519,3 +519,196 @@ pub struct ErasureReceipt {
     pub completed_at: DateTime<Utc>,
     pub counts: engram_store::Counts,
 }
+
+// ---- sessions ----------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppendMessagesRequest {
+    pub user_id: String,
+    pub messages: Vec<MessageIn>,
+    /// Extract facts from these turns (default true).
+    pub infer: Option<bool>,
+    /// The window's budget for a new session (tokens); ignored afterwards.
+    pub window_tokens: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TurnOut {
+    pub id: Uuid,
+    pub seq: i64,
+    pub role: String,
+    pub content: String,
+    pub tokens: i32,
+    pub created_at: DateTime<Utc>,
+    /// When the turn left the window and was folded into the summary.
+    pub summarized_at: Option<DateTime<Utc>>,
+}
+
+impl From<engram_store::SessionTurn> for TurnOut {
+    fn from(t: engram_store::SessionTurn) -> Self {
+        Self {
+            id: t.id,
+            seq: t.seq,
+            role: t.role,
+            content: t.content,
+            tokens: t.tokens,
+            created_at: t.created_at,
+            summarized_at: t.summarized_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct AppendMessagesResponse {
+    pub session_id: String,
+    pub user_id: String,
+    pub messages: Vec<TurnOut>,
+    /// Turns that left the window with this append (to be summarised).
+    pub left_window: usize,
+    pub summarize_job_id: Option<Uuid>,
+    pub extract_job_id: Option<Uuid>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListTurnsQuery {
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListTurnsResponse {
+    pub session_id: String,
+    pub user_id: String,
+    pub messages: Vec<TurnOut>,
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SummaryOut {
+    pub content: String,
+    pub tokens: i32,
+    /// The turns it covers, by `seq`.
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub summarizer: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SessionOut {
+    pub session_id: String,
+    pub user_id: String,
+    pub window_tokens: i32,
+    pub summary: Option<SummaryOut>,
+    /// The turns in the window, oldest first.
+    pub window: Vec<TurnOut>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<engram_store::SessionState> for SessionOut {
+    fn from(s: engram_store::SessionState) -> Self {
+        Self {
+            session_id: s.info.session_id,
+            user_id: s.info.user_id,
+            window_tokens: s.info.window_tokens,
+            summary: s.summary.map(|m| SummaryOut {
+                content: m.content,
+                tokens: m.tokens,
+                first_seq: m.first_seq,
+                last_seq: m.last_seq,
+                summarizer: m.summarizer,
+                updated_at: m.updated_at,
+            }),
+            window: s.window.into_iter().map(TurnOut::from).collect(),
+            created_at: s.info.created_at,
+            updated_at: s.info.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct DeleteSessionResponse {
+    pub session_id: String,
+    /// Memories extracted within the session, removed with their history.
+    pub deleted_memories: u64,
+}
+
+// ---- context and profile -----------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextRequest {
+    pub user_id: String,
+    pub session_id: Option<String>,
+    pub query: String,
+    pub token_budget: i64,
+    /// The sections to use, in priority order (default profile, memories,
+    /// summary, recent).
+    pub include: Option<Vec<engram_context::Section>>,
+    /// Memories searched for the query (default 10).
+    pub top_k: Option<i64>,
+    /// "Now" for periods named in the query.
+    pub reference_time: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ContextResponse {
+    /// The block to paste into a system prompt; empty when nothing fits.
+    pub text: String,
+    pub tokens_used: usize,
+    pub token_budget: usize,
+    pub tokenizer: engram_context::Encoding,
+    pub parts: Vec<engram_context::Part>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_time: Option<engram_core::querytime::QueryTime>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileQuery {
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProfileSummaryOut {
+    pub session_id: String,
+    pub content: String,
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<engram_store::UserSummary> for ProfileSummaryOut {
+    fn from(s: engram_store::UserSummary) -> Self {
+        Self {
+            session_id: s.session_id,
+            content: s.summary.content,
+            first_seq: s.summary.first_seq,
+            last_seq: s.summary.last_seq,
+            updated_at: s.summary.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProfileResponse {
+    pub user_id: String,
+    /// Current values per subject + attribute and pinned memories, pinned
+    /// first, then by importance.
+    pub entries: Vec<MemoryOut>,
+    /// The user's latest session summary.
+    pub summary: Option<ProfileSummaryOut>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchProfileRequest {
+    /// The entry (a memory id from the profile).
+    pub id: Uuid,
+    pub value: Option<String>,
+    pub memory: Option<String>,
+    pub remove: Option<bool>,
+}

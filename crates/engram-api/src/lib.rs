@@ -29,7 +29,7 @@ pub use error::ApiError;
 pub use routes::health::OPENAPI_YAML;
 pub use state::{ApiConfig, ApiKey, AppState, Caller, KeyLimiter, RateLimit, UsageRecorder};
 
-use routes::{add, admin, health, jobs, memories};
+use routes::{add, admin, context, health, jobs, memories, sessions};
 
 struct Route {
     method: Method,
@@ -99,6 +99,43 @@ fn routes() -> Vec<Route> {
             memories::revert_memory,
         ),
         route(M::GET, "/v1/jobs/{id}", read, jobs::get_job),
+        route(
+            M::POST,
+            "/v1/sessions/{session_id}/messages",
+            write,
+            sessions::append_messages,
+        ),
+        route(
+            M::GET,
+            "/v1/sessions/{session_id}/messages",
+            read,
+            sessions::list_messages,
+        ),
+        route(
+            M::DELETE,
+            "/v1/sessions/{session_id}/messages",
+            write,
+            sessions::delete_session,
+        ),
+        route(
+            M::GET,
+            "/v1/sessions/{session_id}",
+            read,
+            sessions::get_session,
+        ),
+        route(M::POST, "/v1/context", read, context::build_context),
+        route(
+            M::GET,
+            "/v1/users/{user_id}/profile",
+            read,
+            context::get_profile,
+        ),
+        route(
+            M::PATCH,
+            "/v1/users/{user_id}/profile",
+            write,
+            context::patch_profile,
+        ),
         route(M::POST, "/v1/admin/keys", admin_only, admin::create_key),
         route(M::GET, "/v1/admin/keys", admin_only, admin::list_keys),
         route(

@@ -40,6 +40,10 @@ pub struct ApiConfig {
     pub cors_origins: Vec<String>,
     /// Memories per page of a streamed export.
     pub export_page: usize,
+    /// Counts tokens for session windows and context budgets.
+    pub tokens: engram_context::TokenCounter,
+    /// Tokens of recent turns a new session keeps in full.
+    pub session_window_tokens: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +68,8 @@ impl Default for ApiConfig {
             request_timeout: std::time::Duration::from_secs(30),
             cors_origins: Vec::new(),
             export_page: 500,
+            tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
+            session_window_tokens: 2000,
         }
     }
 }

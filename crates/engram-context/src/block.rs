@@ -149,22 +149,19 @@ pub fn assemble(
             parts: Vec::new(),
         };
     }
+    // Strict priority: the first line that does not fit ends the choice, so
+    // a lower-ranked line never takes room a higher-ranked one needed (and a
+    // section never shows its 5th memory without its 4th).
     let mut used = frame;
     let mut chosen: Chosen = Vec::new();
-    for &s in priority {
-        let lines = candidates.of(s);
+    'fill: for &s in priority {
         let heading = counter.count(s.heading()) + 1;
-        let mut opened = false;
-        for (i, line) in lines.iter().enumerate() {
-            let cost = counter.count(line) + 1 + if opened { 0 } else { heading };
+        for (i, line) in candidates.of(s).iter().enumerate() {
+            let cost = counter.count(line) + 1 + if i == 0 { heading } else { 0 };
             if used + cost > budget {
-                // Lower-ranked lines of this section may still fit, but a
-                // gap in ranking (the 5th memory without the 4th) would
-                // mislead; the next section gets the room instead.
-                break;
+                break 'fill;
             }
             used += cost;
-            opened = true;
             chosen.push((s, i));
         }
     }

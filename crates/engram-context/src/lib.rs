@@ -2,11 +2,12 @@
 //! window, extractive summaries and the context block. Pure logic, no I/O.
 
 pub mod block;
+pub mod lines;
 pub mod summary;
 pub mod tokens;
 pub mod window;
 
 pub use block::{assemble, Block, Candidates, Part, Section};
-pub use summary::{extractive, Turn};
+pub use summary::{extractive, fit, ExtractiveSummarizer, SummarizeError, Summarizer, Turn};
 pub use tokens::{Encoding, TokenCounter};
 pub use window::window_start;

@@ -3,9 +3,62 @@
 //! drop pleasantries, and stay within a token budget by letting the oldest,
 //! least useful sentences go first.
 
+use async_trait::async_trait;
 use engram_core::extract::clauses;
 
 use crate::tokens::TokenCounter;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SummarizeError {
+    #[error("the summarizer failed: {0}")]
+    Service(String),
+}
+
+/// Folds turns that left the window into a session's running summary.
+#[async_trait]
+pub trait Summarizer: Send + Sync {
+    /// Recorded with each summary: `extractive`, or the LLM's model.
+    fn id(&self) -> &str;
+    /// The summary after `turns`, given the one before; it should stay
+    /// within `max_tokens` (the caller enforces it).
+    async fn summarize(
+        &self,
+        previous: &str,
+        turns: &[Turn],
+        max_tokens: usize,
+    ) -> Result<String, SummarizeError>;
+}
+
+/// The summarizer without an LLM: [`extractive`].
+pub struct ExtractiveSummarizer {
+    pub counter: TokenCounter,
+}
+
+#[async_trait]
+impl Summarizer for ExtractiveSummarizer {
+    fn id(&self) -> &str {
+        "extractive"
+    }
+
+    async fn summarize(
+        &self,
+        previous: &str,
+        turns: &[Turn],
+        max_tokens: usize,
+    ) -> Result<String, SummarizeError> {
+        Ok(extractive(previous, turns, max_tokens, &self.counter))
+    }
+}
+
+/// Cuts a summary to `max_tokens` by dropping its oldest lines: what a
+/// summarizer returned over budget.
+pub fn fit(summary: &str, max_tokens: usize, counter: &TokenCounter) -> String {
+    let mut lines: Vec<&str> = summary.lines().filter(|l| !l.trim().is_empty()).collect();
+    while !lines.is_empty() && counter.count(&lines.join("\n")) > max_tokens {
+        lines.remove(0);
+    }
+    lines.join("\n")
+}
 
 /// One turn that left the window.
 #[derive(Debug, Clone)]
@@ -15,6 +68,10 @@ pub struct Turn {
 }
 
 const PLEASANTRIES: &[&str] = &[
+    "noted",
+    "understood",
+    "perfect",
+    "wow",
     "hi",
     "hello",
     "hey",
@@ -36,16 +93,18 @@ const PLEASANTRIES: &[&str] = &[
     "no",
 ];
 
-/// How much a sentence is worth keeping, 0 = not at all.
+/// How much a sentence is worth keeping, 0 = not at all. What the user
+/// says counts from 1; what the assistant says only for what it carries.
 fn weight(role: &str, sentence: &str) -> u8 {
     let lower = sentence.trim().to_lowercase();
     let words = lower.split_whitespace().count();
     let bare = lower.trim_matches(|c: char| !c.is_alphanumeric() && c != ' ');
+    let opener = bare.split([',', ' ']).next().unwrap_or("");
     if words == 0 || PLEASANTRIES.contains(&bare) {
         return 0;
     }
     let has = |ps: &[&str]| ps.iter().any(|p| lower.contains(p));
-    let mut w: u8 = 1;
+    let mut w: u8 = u8::from(role == "user" && !PLEASANTRIES.contains(&opener));
     if has(&[
         "prefer",
         "favorite",

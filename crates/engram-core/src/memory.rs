@@ -223,6 +223,8 @@ pub struct HistoryEntry {
 #[derive(Debug, Clone, Default)]
 pub struct MemoryPatch {
     pub content: Option<String>,
+    /// A fact's value (profile corrections); the content changes with it.
+    pub value: Option<String>,
     pub metadata: Option<serde_json::Value>,
     pub importance: Option<f32>,
     pub pinned: Option<bool>,
@@ -233,6 +235,7 @@ pub struct MemoryPatch {
 impl MemoryPatch {
     pub fn is_empty(&self) -> bool {
         self.content.is_none()
+            && self.value.is_none()
             && self.metadata.is_none()
             && self.importance.is_none()
             && self.pinned.is_none()

@@ -8,6 +8,7 @@
 //! error; a second failure is an error the job reports, never a silent drop.
 
 mod output;
+mod summarize;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -20,6 +21,7 @@ use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
 use serde_json::{json, Value};
 
 pub use output::{output_schema, parse_facts};
+pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
 /// The extraction prompt; its version is recorded on every memory it creates.
 pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v1.md");
@@ -68,16 +70,8 @@ pub struct LlmExtractor {
 
 impl LlmExtractor {
     pub fn new(config: LlmConfig) -> Self {
-        let oc = OpenAIConfig::new()
-            .with_api_base(config.base_url.trim_end_matches('/'))
-            .with_api_key(config.api_key.clone().unwrap_or_default());
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .timeout(config.timeout)
-            .build()
-            .unwrap_or_default();
         Self {
-            client: Client::with_config(oc).with_http_client(http),
+            client: http_client(&config),
             config,
             schema_refused: AtomicBool::new(false),
         }
@@ -140,6 +134,19 @@ impl LlmExtractor {
             Err(e) => Err(service_error(e)),
         }
     }
+}
+
+/// A chat client for the configured endpoint, with its timeouts.
+pub(crate) fn http_client(config: &LlmConfig) -> Client<OpenAIConfig> {
+    let oc = OpenAIConfig::new()
+        .with_api_base(config.base_url.trim_end_matches('/'))
+        .with_api_key(config.api_key.clone().unwrap_or_default());
+    let http = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(config.timeout)
+        .build()
+        .unwrap_or_default();
+    Client::with_config(oc).with_http_client(http)
 }
 
 /// An answer about the request (not the network): worth one try without json_schema.

@@ -100,6 +100,33 @@ pub enum LlmResponseFormat {
     JsonObject,
 }
 
+/// Sessions and context: the tokenizer that counts every budget, the
+/// short-term window and the running summary's size.
+#[derive(Debug, Clone, Args)]
+pub struct ContextArgs {
+    /// o200k_base (GPT-4o and later) or cl100k_base (GPT-4, GPT-3.5).
+    #[arg(
+        long = "tokenizer",
+        env = "ENGRAM_TOKENIZER",
+        default_value = "o200k_base"
+    )]
+    pub tokenizer: engram_context::Encoding,
+    /// Tokens of recent turns a new session keeps in full.
+    #[arg(
+        long = "session-window-tokens",
+        env = "ENGRAM_SESSION_WINDOW_TOKENS",
+        default_value_t = 2000
+    )]
+    pub session_window_tokens: u32,
+    /// The most tokens a session's running summary may take.
+    #[arg(
+        long = "summary-max-tokens",
+        env = "ENGRAM_SUMMARY_MAX_TOKENS",
+        default_value_t = 400
+    )]
+    pub summary_max_tokens: u32,
+}
+
 /// The LLM used for fact extraction; without a base URL, built-in rules extract.
 #[derive(Debug, Clone, Args)]
 pub struct LlmArgs {
@@ -295,8 +322,10 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn api_config(&self) -> engram_api::ApiConfig {
+    pub fn api_config(&self, context: &ContextArgs) -> engram_api::ApiConfig {
         engram_api::ApiConfig {
+            tokens: engram_context::TokenCounter::new(context.tokenizer),
+            session_window_tokens: context.session_window_tokens.max(1),
             limits: engram_core::Limits {
                 max_content_chars: self.max_content_chars,
                 max_messages: self.max_messages,

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use engram_api::{ApiConfig, ApiKey, AppState, KeyLimiter, UsageRecorder};
+use engram_context::{Encoding, ExtractiveSummarizer, Summarizer, TokenCounter};
 use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
@@ -92,20 +93,53 @@ pub fn extractor(llm: &config::LlmArgs) -> Arc<dyn Extractor> {
     }
 }
 
-/// The extraction pipeline the workers run.
+/// The summarizer: an LLM when one is configured, extractive otherwise.
+pub fn summarizer(llm: &config::LlmArgs, counter: &TokenCounter) -> Arc<dyn Summarizer> {
+    match llm.llm_config() {
+        Some(config) => Arc::new(engram_llm::LlmSummarizer::new(config)),
+        None => Arc::new(ExtractiveSummarizer {
+            counter: counter.clone(),
+        }),
+    }
+}
+
+/// The pipeline the workers run (extraction and summaries), with the
+/// extractive summarizer and default sizes; `with_context` changes them.
 pub fn pipeline(
     store: Store,
     embedder: Arc<dyn Embedder>,
     extractor: Arc<dyn Extractor>,
     clock: Arc<dyn Clock>,
-) -> Arc<ExtractionPipeline> {
-    Arc::new(ExtractionPipeline {
+) -> ExtractionPipeline {
+    let counter = TokenCounter::new(Encoding::O200kBase);
+    ExtractionPipeline {
         store,
         embedder,
         extractor,
         clock,
+        summarizer: Arc::new(ExtractiveSummarizer {
+            counter: counter.clone(),
+        }),
+        counter,
         config: PipelineConfig::default(),
-    })
+    }
+}
+
+/// The pipeline as configured: the LLM (or rules and extractive summaries),
+/// the tokenizer and the summary size.
+pub fn configured_pipeline(
+    store: Store,
+    embedder: Arc<dyn Embedder>,
+    llm: &config::LlmArgs,
+    context: &config::ContextArgs,
+    clock: Arc<dyn Clock>,
+) -> Arc<ExtractionPipeline> {
+    let counter = TokenCounter::new(context.tokenizer);
+    let mut p = pipeline(store, embedder, extractor(llm), clock);
+    p.summarizer = summarizer(llm, &counter);
+    p.counter = counter;
+    p.config.summary_max_tokens = context.summary_max_tokens as usize;
+    Arc::new(p)
 }
 
 /// How long in-flight requests may run on after a shutdown signal: a client

@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
 use engram_core::{Clock, SystemClock};
-use engram_server::config::{DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs};
+use engram_server::config::{ContextArgs, DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs};
 use engram_server::{
-    cli, connect, embedder, extractor, pipeline, prepare, serve, shutdown_signal, telemetry,
+    cli, configured_pipeline, connect, embedder, prepare, serve, shutdown_signal, telemetry,
 };
 
 #[derive(Parser)]
@@ -90,6 +90,8 @@ struct ServeCommand {
     worker: WorkerArgs,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    context: ContextArgs,
 }
 
 #[derive(clap::Args)]
@@ -102,6 +104,8 @@ struct WorkerCommand {
     worker: WorkerArgs,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    context: ContextArgs,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -182,25 +186,26 @@ async fn run() -> anyhow::Result<()> {
                 serve: args,
                 worker,
                 llm,
+                context,
             } = *cmd;
             let api_key = args.api_key.clone().context(
                 "no API key: set ENGRAM_API_KEY (`make run` generates one and keeps it in .data/api-key)",
             )?;
-            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, llm = ?llm, "effective configuration");
+            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
             let store = connect(&db).await?;
             let embedder = embedder(&embed)?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
             let (state, usage_task) = prepare(
                 store.clone(),
                 embedder.clone(),
-                args.api_config(),
+                args.api_config(&context),
                 &api_key.0,
                 clock.clone(),
             )
             .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let workers = engram_worker::spawn_workers(
-                pipeline(store, embedder, extractor(&llm), clock),
+                configured_pipeline(store, embedder, &llm, &context, clock),
                 worker.worker_config(),
                 stopped,
             );
@@ -226,8 +231,9 @@ async fn run() -> anyhow::Result<()> {
                 embed,
                 worker,
                 llm,
+                context,
             } = *cmd;
-            tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, "effective configuration");
+            tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
             let store = connect(&db).await?;
             store.migrate().await.context("applying migrations")?;
             let embedder = embedder(&embed)?;
@@ -236,7 +242,7 @@ async fn run() -> anyhow::Result<()> {
                 .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let workers = engram_worker::spawn_workers(
-                pipeline(store, embedder, extractor(&llm), Arc::new(SystemClock)),
+                configured_pipeline(store, embedder, &llm, &context, Arc::new(SystemClock)),
                 worker.worker_config(),
                 stopped,
             );

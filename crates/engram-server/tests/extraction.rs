@@ -371,12 +371,12 @@ async fn a_job_whose_worker_died_completes_after_its_lease(pool: PgPool) {
     let _ = app.stop_workers.send(true);
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     engram_worker::spawn_workers(
-        engram_server::pipeline(
+        Arc::new(engram_server::pipeline(
             store,
             common::embedder(),
             Arc::new(engram_core::extract::RulesExtractor),
             app.clock.clone(),
-        ),
+        )),
         fast_workers(1),
         stopped,
     );
@@ -424,13 +424,12 @@ async fn a_job_that_keeps_failing_ends_failed_with_its_error(pool: PgPool) {
         .await;
     let job_id = r.body["job_id"].as_str().unwrap().to_owned();
     let store = Store::new(pool.clone());
-    let pipeline = engram_worker::ExtractionPipeline {
-        store: store.clone(),
-        embedder: common::embedder(),
-        extractor: Arc::new(Broken),
-        clock: app.clock.clone(),
-        config: Default::default(),
-    };
+    let pipeline = engram_server::pipeline(
+        store.clone(),
+        common::embedder(),
+        Arc::new(Broken),
+        app.clock.clone(),
+    );
     let config = fast_workers(1);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {

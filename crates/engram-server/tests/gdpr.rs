@@ -208,6 +208,15 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
         )
         .await;
     assert_eq!(r.status, StatusCode::ACCEPTED);
+    // A session: turns kept verbatim, to be exported and erased too.
+    let r = app
+        .post(
+            "/v1/sessions/carol-chat/messages",
+            json!({"user_id": "carol", "infer": false,
+                   "messages": [{"role": "user", "content": "We snorkelled off Vanuatu."}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     // A bystander who must be untouched.
     app.add_text("dave", "I collect Faroese stamps.").await;
 
@@ -233,6 +242,12 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
         .expect("the queued job");
     assert!(queued["payload"].to_string().contains("lapsang"));
     assert!(!String::from_utf8_lossy(&bytes).contains("Faroese"));
+    let sessions = export["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(
+        sessions[0]["messages"][0]["content"],
+        "We snorkelled off Vanuatu."
+    );
 
     // Erase.
     let r = app.delete("/v1/admin/users/carol").await;
@@ -252,10 +267,13 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
         export["jobs"].as_array().unwrap().len()
     );
     assert!(r.body["request_id"].is_string() && r.body["completed_at"].is_string());
+    assert_eq!(counts["sessions"], 1);
+    assert_eq!(counts["session_messages"], 1);
 
     // No trace: not the id, not a word of what carol said, in any column.
     for needle in [
         "carol", "quokka", "Rottnest", "Tromsø", "Bergen", "Brompton", "Zuleika", "lapsang",
+        "Vanuatu",
     ] {
         let found = tables_holding(&app, needle).await;
         assert!(found.is_empty(), "{needle:?} is still in {found:?}");
@@ -298,6 +316,11 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
     // States and history came back too, and search finds the live facts.
     let again: Value = serde_json::from_slice(&app.export("carol").await).unwrap();
     assert_eq!(again["memories"], export["memories"]);
+    assert_eq!(
+        again["sessions"], export["sessions"],
+        "sessions come back whole"
+    );
+    assert_eq!(counts["session_messages"], 1);
     let found = app
         .search(json!({"user_id": "carol", "query": "where do I live"}))
         .await;

@@ -588,6 +588,143 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     )
     .await; // 422
 
+    // Sessions, context and the profile.
+    let (sm, ss, ctx, prof) = (
+        "/v1/sessions/{session_id}/messages",
+        "/v1/sessions/{session_id}",
+        "/v1/context",
+        "/v1/users/{user_id}/profile",
+    );
+    for (body, status) in [
+        (
+            json!({"user_id": "sam", "window_tokens": 12, "messages": [
+                {"role": "user", "content": "I live in Oslo and I work at Acme."},
+                {"role": "assistant", "content": "Noted."},
+                {"role": "user", "content": "I prefer tea over coffee."}]}),
+            201,
+        ),
+        (json!({"user_id": "sam", "messages": []}), 422),
+        (
+            json!({"user_id": "other", "messages": [{"role": "user", "content": "hi"}]}),
+            409,
+        ),
+    ] {
+        let r = call(
+            &app,
+            &mut c,
+            Method::POST,
+            "/v1/sessions/s1/messages",
+            sm,
+            Some(body),
+        )
+        .await;
+        assert_eq!(r.status.as_u16(), status, "{}", r.body);
+    }
+    for _ in 0..200 {
+        let s = call(&app, &mut c, Method::GET, "/v1/sessions/s1", ss, None).await;
+        if s.body["summary"].is_object()
+            && app.get("/v1/users/sam/profile").await.body["entries"]
+                .as_array()
+                .is_some_and(|e| !e.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    call(&app, &mut c, Method::GET, "/v1/sessions/nope", ss, None).await; // 404
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/sessions/s1/messages?limit=2",
+        sm,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/sessions/s1/messages?cursor=x",
+        sm,
+        None,
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        ctx,
+        ctx,
+        Some(json!({"user_id": "sam", "session_id": "s1", "query": "where do I live last week", "token_budget": 300})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        ctx,
+        ctx,
+        Some(json!({"user_id": "sam", "query": "q", "token_budget": 0})),
+    )
+    .await; // 422
+    let profile = call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/users/sam/profile",
+        prof,
+        None,
+    )
+    .await;
+    let entry = profile.body["entries"][0]["id"].clone();
+    assert!(entry.is_string(), "{}", profile.body);
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/users/sam/profile?limit=0",
+        prof,
+        None,
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::PATCH,
+        "/v1/users/sam/profile",
+        prof,
+        Some(json!({"id": entry, "value": "Bergen"})),
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::PATCH,
+        "/v1/users/sam/profile",
+        prof,
+        Some(json!({"id": entry})),
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/sessions/s1/messages",
+        sm,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/sessions/s1/messages",
+        sm,
+        None,
+    )
+    .await; // 404
+
     // Every documented operation was exercised at least once.
     let touched: BTreeSet<(String, String)> = c
         .checked

@@ -45,10 +45,19 @@ async fn seed_tenant_a(app: &TestApp, key_a: &str) -> Seed {
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    Seed {
-        memory,
-        job: r.body["job_id"].as_str().unwrap().to_owned(),
-    }
+    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    let r = app
+        .send_as(
+            Some(key_a),
+            None,
+            Method::POST,
+            "/v1/sessions/s-a/messages",
+            Some(json!({"user_id": "alice", "infer": false,
+                        "messages": [{"role": "user", "content": "The locker is in Lisbon."}]})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    Seed { memory, job }
 }
 
 /// Tenant A's rows as they are, to prove an attacker changed nothing.
@@ -76,6 +85,7 @@ fn request_for(method: &Method, template: &str, seed: &Seed) -> (String, Option<
     let path = template
         .replace("{user_id}", "alice")
         .replace("{source_ref}", "src-a")
+        .replace("{session_id}", "s-a")
         .replace(
             "{id}",
             if template.starts_with("/v1/jobs") {
@@ -94,6 +104,15 @@ fn request_for(method: &Method, template: &str, seed: &Seed) -> (String, Option<
             Some(json!({"user_id": "alice", "query": "locker code"}))
         }
         ("POST", "/v1/admin/users/{user_id}/search") => Some(json!({"query": "locker code"})),
+        ("POST", "/v1/sessions/{session_id}/messages") => Some(
+            json!({"user_id": "alice", "messages": [{"role": "user", "content": "Planted by an attacker."}]}),
+        ),
+        ("POST", "/v1/context") => Some(
+            json!({"user_id": "alice", "session_id": "s-a", "query": "locker code", "token_budget": 500}),
+        ),
+        ("PATCH", "/v1/users/{user_id}/profile") => {
+            Some(json!({"id": seed.memory, "memory": "Overwritten by an attacker."}))
+        }
         ("POST", "/v1/admin/keys") => {
             Some(json!({"role": "tenant", "tenant": "acme", "name": "x"}))
         }
@@ -174,7 +193,17 @@ async fn the_leakage_matrix_holds_for_every_endpoint(pool: PgPool) {
             .await;
         match access {
             Access::Admin => r.assert_problem(403, None),
-            _ if template.contains("{id}") => r.assert_problem(404, None),
+            // A's ids and A's memory behind a profile entry.
+            _ if template.contains("{id}")
+                || (method == Method::PATCH && template.contains("/profile")) =>
+            {
+                r.assert_problem(404, None)
+            }
+            // A session name is per tenant: B sees its own "s-a" (which its
+            // POST may have opened) or none, never A's.
+            _ if template.contains("{session_id}") && !r.status.is_success() => {
+                r.assert_problem(404, None)
+            }
             _ => {
                 assert!(r.status.is_success(), "{method} {path}: {}", r.body);
                 assert!(holds_nothing_of_a(&r.body), "{method} {path}: {}", r.body);
@@ -234,7 +263,15 @@ async fn row_level_security_hides_other_tenants_from_unfiltered_queries(pool: Pg
     // The same transaction setup the store uses, then queries with no tenant filter.
     let mut tx = app.pool.begin().await.unwrap();
     engram_store::enter_tenant(&mut tx, b).await.unwrap();
-    for table in ["memories", "memory_history", "jobs", "audit_log"] {
+    for table in [
+        "memories",
+        "memory_history",
+        "jobs",
+        "audit_log",
+        "sessions",
+        "session_messages",
+        "session_summaries",
+    ] {
         let tenants: Vec<Option<Uuid>> =
             sqlx::query_scalar(&format!("SELECT DISTINCT tenant_id FROM {table}"))
                 .fetch_all(&mut *tx)

@@ -159,6 +159,34 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         delete_memories(&mut tx, tenant, &ids, &mut counts).await?;
+        // Sessions hold what the user said verbatim; turns and summaries go
+        // with them (ON DELETE CASCADE), counted first.
+        for (table, sql) in [
+            (
+                "session_messages",
+                "SELECT count(*) FROM session_messages JOIN sessions USING (tenant_id, session_id)
+                 WHERE tenant_id = $1 AND sessions.user_id = $2",
+            ),
+            (
+                "session_summaries",
+                "SELECT count(*) FROM session_summaries JOIN sessions USING (tenant_id, session_id)
+                 WHERE tenant_id = $1 AND sessions.user_id = $2",
+            ),
+        ] {
+            let n: i64 = sqlx::query_scalar(sql)
+                .bind(tenant)
+                .bind(user_id)
+                .fetch_one(&mut *tx)
+                .await?;
+            counts.insert(table.into(), n);
+        }
+        let sessions = sqlx::query("DELETE FROM sessions WHERE tenant_id = $1 AND user_id = $2")
+            .bind(tenant)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        counts.insert("sessions".into(), sessions as i64);
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),

@@ -48,8 +48,25 @@ pub struct ExportDocument {
     pub header: ExportHeader,
     pub memories: Vec<ExportedMemory>,
     pub jobs: Vec<ExportedJob>,
+    /// Sessions with every turn and the running summary (absent in
+    /// documents written before sessions existed).
+    #[serde(default)]
+    pub sessions: Vec<ExportedSession>,
     #[serde(default)]
     pub audit: Vec<AuditRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow)]
+pub struct ExportedSession {
+    pub session_id: String,
+    pub window_tokens: i32,
+    pub next_seq: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[sqlx(skip)]
+    pub messages: Vec<crate::SessionTurn>,
+    #[sqlx(skip)]
+    pub summary: Option<crate::SessionSummary>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow)]
@@ -131,6 +148,7 @@ pub struct ExportedJob {
 pub enum ExportChunk {
     Memories(Vec<ExportedMemory>),
     Jobs(Vec<ExportedJob>),
+    Sessions(Vec<ExportedSession>),
     Audit(Vec<AuditRecord>),
 }
 
@@ -139,6 +157,7 @@ enum Stage {
         after: Option<(DateTime<Utc>, Uuid)>,
     },
     Jobs,
+    Sessions,
     Audit,
     Done,
 }
@@ -353,6 +372,14 @@ impl Store {
             .map_err(already_there)?;
         }
         counts.insert("jobs".into(), doc.jobs.len() as i64);
+        import_sessions(
+            &mut tx,
+            tenant,
+            &doc.header.user_id,
+            &doc.sessions,
+            &mut counts,
+        )
+        .await?;
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),
@@ -361,6 +388,71 @@ impl Store {
         };
         commit_with_receipt(tx, entry, counts).await
     }
+}
+
+async fn import_sessions(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    user_id: &str,
+    sessions: &[ExportedSession],
+    counts: &mut Counts,
+) -> Result<(), StoreError> {
+    let mut turns = 0;
+    for s in sessions {
+        sqlx::query(
+            "INSERT INTO sessions (tenant_id, session_id, user_id, window_tokens, next_seq, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(tenant)
+        .bind(&s.session_id)
+        .bind(user_id)
+        .bind(s.window_tokens)
+        .bind(s.next_seq)
+        .bind(s.created_at)
+        .bind(s.updated_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(already_there)?;
+        for t in &s.messages {
+            sqlx::query(
+                "INSERT INTO session_messages (tenant_id, session_id, seq, id, role, content, tokens, created_at, summarized_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(tenant)
+            .bind(&s.session_id)
+            .bind(t.seq)
+            .bind(t.id)
+            .bind(&t.role)
+            .bind(&t.content)
+            .bind(t.tokens)
+            .bind(t.created_at)
+            .bind(t.summarized_at)
+            .execute(&mut *tx)
+            .await
+            .map_err(already_there)?;
+        }
+        turns += s.messages.len();
+        if let Some(m) = &s.summary {
+            sqlx::query(
+                "INSERT INTO session_summaries (tenant_id, session_id, content, tokens, first_seq, last_seq, summarizer, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(tenant)
+            .bind(&s.session_id)
+            .bind(&m.content)
+            .bind(m.tokens)
+            .bind(m.first_seq)
+            .bind(m.last_seq)
+            .bind(&m.summarizer)
+            .bind(m.updated_at)
+            .execute(&mut *tx)
+            .await
+            .map_err(already_there)?;
+        }
+    }
+    counts.insert("sessions".into(), sessions.len() as i64);
+    counts.insert("session_messages".into(), turns as i64);
+    Ok(())
 }
 
 fn already_there(e: sqlx::Error) -> StoreError {
@@ -430,7 +522,7 @@ impl UserExport {
                     return Ok(Some(ExportChunk::Memories(memories)));
                 }
                 Stage::Jobs => {
-                    self.stage = Stage::Audit;
+                    self.stage = Stage::Sessions;
                     let jobs: Vec<ExportedJob> = sqlx::query_as(
                         "SELECT id, kind, status, user_id, agent_id, session_id, source_ref, payload, results,
                                 attempts, max_attempts, last_error, created_at, updated_at, finished_at
@@ -441,6 +533,36 @@ impl UserExport {
                     .fetch_all(&mut *self.tx)
                     .await?;
                     return Ok(Some(ExportChunk::Jobs(jobs)));
+                }
+                Stage::Sessions => {
+                    self.stage = Stage::Audit;
+                    let mut sessions: Vec<ExportedSession> = sqlx::query_as(
+                        "SELECT session_id, window_tokens, next_seq, created_at, updated_at
+                         FROM sessions WHERE tenant_id = $1 AND user_id = $2 ORDER BY created_at, session_id",
+                    )
+                    .bind(self.tenant)
+                    .bind(&self.user_id)
+                    .fetch_all(&mut *self.tx)
+                    .await?;
+                    for s in &mut sessions {
+                        s.messages = sqlx::query_as(
+                            "SELECT seq, id, role, content, tokens, created_at, summarized_at
+                             FROM session_messages WHERE tenant_id = $1 AND session_id = $2 ORDER BY seq",
+                        )
+                        .bind(self.tenant)
+                        .bind(&s.session_id)
+                        .fetch_all(&mut *self.tx)
+                        .await?;
+                        s.summary = sqlx::query_as(
+                            "SELECT content, tokens, first_seq, last_seq, summarizer, updated_at
+                             FROM session_summaries WHERE tenant_id = $1 AND session_id = $2",
+                        )
+                        .bind(self.tenant)
+                        .bind(&s.session_id)
+                        .fetch_optional(&mut *self.tx)
+                        .await?;
+                    }
+                    return Ok(Some(ExportChunk::Sessions(sessions)));
                 }
                 Stage::Audit => {
                     self.stage = Stage::Done;

@@ -33,6 +33,8 @@ pub struct NewJob {
 pub struct JobRow {
     pub tenant_id: Uuid,
     pub id: Uuid,
+    /// `extract` or `summarize` (JobKind).
+    pub kind: String,
     pub status: String,
     pub user_id: Option<String>,
     pub agent_id: Option<String>,
@@ -62,7 +64,7 @@ impl JobRow {
 }
 
 const JOB_COLUMNS: &str =
-    "tenant_id, id, status, user_id, agent_id, session_id, payload, results, attempts, \
+    "tenant_id, id, kind, status, user_id, agent_id, session_id, payload, results, attempts, \
     max_attempts, last_error, created_at, updated_at, finished_at";
 
 /// What an enqueue did.
@@ -73,6 +75,60 @@ pub struct Enqueued {
     pub created: bool,
     /// Raw memories stored with the job (`store_raw`).
     pub raw: Vec<InsertOutcome>,
+}
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// Extract facts from messages (the payload).
+    Extract,
+    /// Fold a session's turns that left its window into its summary.
+    Summarize,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Extract => "extract",
+            JobKind::Summarize => "summarize",
+        }
+    }
+}
+
+/// Inserts a job inside the caller's transaction and wakes the workers when
+/// it commits; `None` when the idempotency key names an existing job.
+pub(crate) async fn insert_job_in(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    kind: JobKind,
+    job: &NewJob,
+) -> Result<Option<Uuid>, StoreError> {
+    let id: Option<Uuid> = sqlx::query_scalar(
+        "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+         RETURNING id",
+    )
+    .bind(tenant)
+    .bind(Uuid::now_v7())
+    .bind(kind.as_str())
+    .bind(&job.scope.user_id)
+    .bind(&job.scope.agent_id)
+    .bind(&job.scope.session_id)
+    .bind(&job.payload)
+    .bind(&job.idempotency_key)
+    .bind(job.max_attempts)
+    .bind(&job.source_ref)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if id.is_some() {
+        // Delivered at commit, so a worker never sees a job it cannot read.
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(JOBS_CHANNEL)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(id)
 }
 
 impl Store {
@@ -86,23 +142,7 @@ impl Store {
         actor: &str,
     ) -> Result<Enqueued, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let id: Option<Uuid> = sqlx::query_scalar(
-            "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref)
-             VALUES ($1, $2, 'extract', $3, $4, $5, $6, $7, $8, $9)
-             ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-             RETURNING id",
-        )
-        .bind(tenant)
-        .bind(Uuid::now_v7())
-        .bind(&job.scope.user_id)
-        .bind(&job.scope.agent_id)
-        .bind(&job.scope.session_id)
-        .bind(&job.payload)
-        .bind(&job.idempotency_key)
-        .bind(job.max_attempts)
-        .bind(&job.source_ref)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let id = insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?;
         let Some(job_id) = id else {
             let existing: Uuid = sqlx::query_scalar(
                 "SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
@@ -122,10 +162,6 @@ impl Store {
         } else {
             insert_memories_in(&mut tx, tenant, raw, actor).await?
         };
-        sqlx::query("SELECT pg_notify($1, '')")
-            .bind(JOBS_CHANNEL)
-            .execute(&mut *tx)
-            .await?;
         tx.commit().await?;
         Ok(Enqueued {
             job_id,

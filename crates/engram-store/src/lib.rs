@@ -14,8 +14,10 @@ mod extraction;
 mod jobs;
 mod keys;
 mod memories;
+mod profile;
 mod revert;
 mod rows;
+mod sessions;
 mod tenant;
 
 pub use admin::{source_hash, Counts, MergeRestore, SourcePurgePlan};
@@ -23,13 +25,18 @@ pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use error::StoreError;
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,
-    ExportedMemory, UserExport, EXPORT_FORMAT, EXPORT_VERSION,
+    ExportedMemory, ExportedSession, UserExport, EXPORT_FORMAT, EXPORT_VERSION,
 };
 pub use extraction::{ExtractionTx, FactContext};
-pub use jobs::{Enqueued, JobRow, NewJob, JOBS_CHANNEL};
+pub use jobs::{Enqueued, JobKind, JobRow, NewJob, JOBS_CHANNEL};
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
 pub use memories::{Candidate, InsertOutcome};
+pub use profile::UserSummary;
 pub use revert::LatestChange;
+pub use sessions::{
+    Append, Appended, NewSummary, NewTurn, SessionInfo, SessionState, SessionSummary, SessionTurn,
+    SummaryWork,
+};
 pub use tenant::enter_tenant;
 
 use sqlx::PgPool;

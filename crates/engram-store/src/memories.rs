@@ -265,6 +265,7 @@ impl Store {
                 importance = coalesce($7, importance),
                 pinned = coalesce($8, pinned),
                 expires_at = CASE WHEN $9 THEN $10 ELSE expires_at END,
+                value = coalesce($11, value),
                 updated_at = now()
              WHERE tenant_id = $1 AND id = $2
              RETURNING {MEMORY_COLUMNS}"
@@ -279,6 +280,7 @@ impl Store {
         .bind(patch.pinned)
         .bind(patch.expires_at.is_some())
         .bind(patch.expires_at.flatten())
+        .bind(&patch.value)
         .fetch_one(&mut *tx)
         .await?;
         let updated = Memory::from(updated);

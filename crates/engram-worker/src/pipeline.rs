@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
+use engram_context::{Summarizer, TokenCounter, Turn};
 use engram_core::decide::{decide, DecideParams, Decision};
 use engram_core::extract::{clauses, Candidate, ExtractionRequest, Extractor, InputMessage, Role};
 use engram_core::policy::{find_secret, instruction_reason, redact_secrets, sensitive_category};
 use engram_core::{Clock, Embedder, SourceType};
-use engram_store::{FactContext, JobRow, Store, StoreError};
+use engram_store::{FactContext, JobKind, JobRow, NewSummary, Store, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -15,6 +16,8 @@ pub struct PipelineConfig {
     /// Nearest neighbours each candidate is compared with.
     pub neighbours: i64,
     pub decide: DecideParams,
+    /// The most tokens a session's running summary may take.
+    pub summary_max_tokens: usize,
 }
 
 impl Default for PipelineConfig {
@@ -22,6 +25,7 @@ impl Default for PipelineConfig {
         Self {
             neighbours: 5,
             decide: DecideParams::default(),
+            summary_max_tokens: 400,
         }
     }
 }
@@ -67,6 +71,8 @@ pub enum JobError {
     Embed(#[from] engram_core::EmbedError),
     #[error("storage failed: {0}")]
     Store(#[from] StoreError),
+    #[error("{0}")]
+    Summarize(#[from] engram_context::SummarizeError),
 }
 
 pub struct ExtractionPipeline {
@@ -74,12 +80,78 @@ pub struct ExtractionPipeline {
     pub embedder: Arc<dyn Embedder>,
     pub extractor: Arc<dyn Extractor>,
     pub clock: Arc<dyn Clock>,
+    pub summarizer: Arc<dyn Summarizer>,
+    /// Counts summary tokens, with the tokenizer the context uses.
+    pub counter: TokenCounter,
     pub config: PipelineConfig,
+}
+
+/// What a summarize job carries.
+#[derive(serde::Deserialize)]
+struct SummarizeRequest {
+    session_id: String,
+    through_seq: i64,
 }
 
 impl ExtractionPipeline {
     /// Runs a claimed job to completion; the caller records a failure.
+    /// Returns what an extraction did (a summary reports nothing here).
     pub async fn process(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {
+        if job.kind == JobKind::Summarize.as_str() {
+            self.summarize(job).await?;
+            return Ok(Vec::new());
+        }
+        self.extract(job).await
+    }
+
+    /// Folds the session's turns up to the job's mark into its summary.
+    async fn summarize(&self, job: &JobRow) -> Result<(), JobError> {
+        let payload = job
+            .payload
+            .clone()
+            .ok_or_else(|| JobError::Payload("no payload".into()))?;
+        let request: SummarizeRequest =
+            serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))?;
+        let work = self
+            .store
+            .summary_work(job.tenant_id, &request.session_id, request.through_seq)
+            .await?;
+        let previous = work.previous.map(|p| p.content).unwrap_or_default();
+        let turns: Vec<Turn> = work
+            .turns
+            .iter()
+            .map(|t| Turn {
+                role: t.role.clone(),
+                content: redact_secrets(&t.content),
+            })
+            .collect();
+        let max = self.config.summary_max_tokens;
+        let text = if turns.is_empty() {
+            previous
+        } else {
+            let raw = self.summarizer.summarize(&previous, &turns, max).await?;
+            engram_context::fit(&raw, max, &self.counter)
+        };
+        let seqs: Vec<i64> = work.turns.iter().map(|t| t.seq).collect();
+        let summary = NewSummary {
+            content: &text,
+            tokens: self.counter.count(&text) as i32,
+            seqs: &seqs,
+            summarizer: self.summarizer.id(),
+        };
+        self.store
+            .save_summary(
+                job.tenant_id,
+                job.id,
+                &request.session_id,
+                &summary,
+                self.clock.now(),
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn extract(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {
         let payload = job
             .payload
             .clone()

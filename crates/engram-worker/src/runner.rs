@@ -114,7 +114,9 @@ async fn work(
         tokio::select! {
             _ = wake.notified() => {},
             _ = tokio::time::sleep(config.poll_interval) => {},
-            _ = stop.changed() => {},
+            // A dropped sender means the owner is gone: stop, rather than
+            // spin on a channel that answers at once for ever.
+            changed = stop.changed() => if changed.is_err() { return },
         }
     }
 }

@@ -285,14 +285,14 @@ pub async fn export_user(
 
 use futures::StreamExt;
 
-/// Turns export chunks into the document's bytes: memories, jobs, audit.
+/// Turns export chunks into the document's bytes: memories, jobs, sessions, audit.
 struct ExportWriter {
     export: UserExport,
     section: usize,
     first_in_section: bool,
 }
 
-const SECTIONS: [&str; 3] = ["memories", "jobs", "audit"];
+const SECTIONS: [&str; 4] = ["memories", "jobs", "sessions", "audit"];
 
 impl ExportWriter {
     async fn next_bytes(&mut self) -> Result<Option<Bytes>, engram_store::StoreError> {
@@ -306,7 +306,8 @@ impl ExportWriter {
         let (section, items) = match chunk {
             ExportChunk::Memories(v) => (0, to_json_items(&v)),
             ExportChunk::Jobs(v) => (1, to_json_items(&v)),
-            ExportChunk::Audit(v) => (2, to_json_items(&v)),
+            ExportChunk::Sessions(v) => (2, to_json_items(&v)),
+            ExportChunk::Audit(v) => (3, to_json_items(&v)),
         };
         let mut out = String::new();
         while self.section < section {
@@ -339,7 +340,11 @@ fn user_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
 }
 
 /// A path segment that must be an identifier: 400 naming it otherwise.
-fn path_identifier(state: &AppState, field: &str, raw: &str) -> Result<String, ApiError> {
+pub(crate) fn path_identifier(
+    state: &AppState,
+    field: &str,
+    raw: &str,
+) -> Result<String, ApiError> {
     validate::identifier(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
         field: field.into(),
         message: e.message,

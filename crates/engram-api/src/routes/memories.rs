@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use engram_core::querytime::{self, QueryTime};
 use engram_core::validate;
 use engram_core::{
-    fuse, rank, Memory, MemoryFilter, MemoryPatch, Page, RankParams, SearchMode, Signals,
+    fuse, rank, Memory, MemoryFilter, MemoryPatch, Page, RankParams, ScoredMemory, SearchMode,
+    Signals,
 };
 
 use crate::dto::{self, *};
@@ -37,7 +38,7 @@ pub(crate) async fn embed_all(
     Ok(vectors)
 }
 
-async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
+pub(crate) async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
     let mut vectors = embed_all(state, &[text.to_owned()]).await?;
     Ok(vectors.remove(0))
 }
@@ -90,19 +91,83 @@ pub async fn search_memories(
     };
     req.filters.unwrap_or_default().apply(&mut filter, limits)?;
 
-    let mode = req.mode.unwrap_or_default();
     let lexical_weight = match req.lexical_weight {
         Some(w) => validate::in_range("lexical_weight", w, 0.0, 1.0)? as f32,
         None => state.config.lexical_weight,
     };
+    let plan = SearchPlan {
+        query,
+        filter,
+        mode: req.mode.unwrap_or_default(),
+        lexical_weight,
+        time_use: req.query_time.unwrap_or_default(),
+        reference_time: req.reference_time,
+        params: RankParams {
+            weights,
+            half_life_days,
+            min_relevance,
+            top_k: top_k as usize,
+            now: state.clock.now(),
+        },
+    };
+    let (ranked, query_time) = run_search(&state, caller.tenant_id, plan).await?;
+    Ok(Json(SearchResponse {
+        results: ranked.into_iter().map(SearchHit::from).collect(),
+        query_time,
+    }))
+}
 
-    let time_use = req.query_time.unwrap_or_default();
+/// A validated search.
+pub(crate) struct SearchPlan {
+    pub query: String,
+    pub filter: MemoryFilter,
+    pub mode: SearchMode,
+    pub lexical_weight: f32,
+    pub time_use: QueryTimeUse,
+    pub reference_time: Option<DateTime<Utc>>,
+    pub params: RankParams,
+}
+
+impl SearchPlan {
+    /// The server's defaults for `query` within `filter`.
+    pub fn defaults(state: &AppState, query: String, filter: MemoryFilter, top_k: usize) -> Self {
+        Self {
+            query,
+            filter,
+            mode: SearchMode::default(),
+            lexical_weight: state.config.lexical_weight,
+            time_use: QueryTimeUse::default(),
+            reference_time: None,
+            params: RankParams {
+                weights: state.config.weights,
+                half_life_days: state.config.half_life_days,
+                min_relevance: state.config.min_relevance,
+                top_k,
+                now: state.clock.now(),
+            },
+        }
+    }
+}
+
+/// Runs a search: candidates, fusion, the period the query names, ranking;
+/// records the returned memories' use. Also returns the period as read.
+pub(crate) async fn run_search(
+    state: &AppState,
+    tenant: uuid::Uuid,
+    plan: SearchPlan,
+) -> Result<(Vec<ScoredMemory>, Option<QueryTime>), ApiError> {
+    let SearchPlan {
+        query,
+        mut filter,
+        mode,
+        lexical_weight,
+        time_use,
+        reference_time,
+        params,
+    } = plan;
     let query_time = match time_use {
         QueryTimeUse::Off => None,
-        _ => querytime::detect(
-            &query,
-            req.reference_time.unwrap_or_else(|| state.clock.now()),
-        ),
+        _ => querytime::detect(&query, reference_time.unwrap_or(params.now)),
     };
     let window = match (&query_time, time_use) {
         (Some(t), QueryTimeUse::Filter) => {
@@ -114,12 +179,12 @@ pub async fn search_memories(
     };
 
     let candidates = candidates(
-        &state,
-        caller.tenant_id,
+        state,
+        tenant,
         &filter,
         &query,
         mode,
-        candidate_pool(top_k as usize),
+        candidate_pool(params.top_k),
         window,
     )
     .await?;
@@ -130,13 +195,6 @@ pub async fn search_memories(
             *r = r.with_time(t.closeness(m.created_at), state.config.time_weight);
         }
     }
-    let params = RankParams {
-        weights,
-        half_life_days,
-        min_relevance,
-        top_k: top_k as usize,
-        now: state.clock.now(),
-    };
     let ranked = rank(
         candidates
             .into_iter()
@@ -145,14 +203,10 @@ pub async fn search_memories(
             .collect(),
         &params,
     );
-    state.usage.record(
-        caller.tenant_id,
-        ranked.iter().map(|r| r.memory.id).collect(),
-    );
-    Ok(Json(SearchResponse {
-        results: ranked.into_iter().map(SearchHit::from).collect(),
-        query_time,
-    }))
+    state
+        .usage
+        .record(tenant, ranked.iter().map(|r| r.memory.id).collect());
+    Ok((ranked, query_time))
 }
 
 /// `query_time: filter`: only the named period, within any explicit
@@ -275,6 +329,7 @@ pub async fn update_memory(
             .as_deref()
             .map(|c| validate::content("memory", c, limits))
             .transpose()?,
+        value: None,
         metadata: dto::metadata(req.metadata, limits)?,
         importance: dto::importance("importance", req.importance)?,
         pinned: req.pinned,

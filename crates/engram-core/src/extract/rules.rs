@@ -13,7 +13,7 @@ use crate::timephrase::expiry_hint;
 use crate::MemoryKind;
 
 /// Where a captured value ends: a time phrase, a new clause, or punctuation.
-const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on)\b|\s*[,.!?;:)(]|\s*$)";
+const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
 const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. ]{0,40}?)";
 const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/]{0,60}?)";
 const NAME: &str = r"(?P<v>[\p{L}][\p{L}'’\-]*(?:\s+[\p{L}][\p{L}'’\-]*){0,2}?)";
@@ -278,6 +278,39 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                     0.7,
                 )
             },
+        ),
+        // The usual introduction: "I'm Bob, a data scientist at Netflix".
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?P<n>[\p{{Lu}}][\p{{L}}'’\-]*),\s+an?\s+(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
+            ),
+            |c, ctx| {
+                let n = value(c, "n")?;
+                is_name_like(n, ctx).then_some(())?;
+                let v = value(c, "v")?;
+                fact(
+                    "role",
+                    v,
+                    format!("User works as {}.", with_article(v)),
+                    0.7,
+                )
+            },
+        ),
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?P<v>[\p{{Lu}}][\p{{L}}'’\-]*),\s+an?\s+(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS})\b"
+            ),
+            |c, ctx| {
+                let v = value(c, "v")?;
+                is_name_like(v, ctx).then_some(())?;
+                fact("name", v, format!("User's name is {v}."), 0.8)
+            },
+        ),
+        rule(
+            &format!(
+                r"\ban?\s+(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS})\s+(?:at|for|with)\s+{THING}{{END}}"
+            ),
+            employer,
         ),
         // Likes, dislikes, preferences, favourites.
         rule(
@@ -709,6 +742,41 @@ mod tests {
             clauses("I prefer Python 3.11 for stability. I use example.com!Ok"),
             ["I prefer Python 3.11 for stability", "I use example.com!Ok"]
         );
+    }
+
+    fn facts(text: &str) -> Vec<(String, String)> {
+        let said = chrono::Utc::now();
+        RulesExtractor
+            .extract_sync(&[InputMessage {
+                role: crate::extract::Role::User,
+                content: text.into(),
+                created_at: said,
+            }])
+            .into_iter()
+            .map(|c| (c.attribute, c.value))
+            .collect()
+    }
+
+    #[test]
+    fn an_introduction_gives_name_role_and_employer() {
+        let got = facts("Hi! I'm Bob, a data scientist at Netflix.");
+        for want in [
+            ("name", "Bob"),
+            ("role", "data scientist"),
+            ("employer", "Netflix"),
+        ] {
+            assert!(
+                got.iter().any(|(a, v)| a == want.0 && v == want.1),
+                "{want:?} in {got:?}"
+            );
+        }
+        assert!(facts("I'm Tired, a bit").iter().all(|(a, _)| a != "name"));
+    }
+
+    #[test]
+    fn values_keep_their_decimals() {
+        let got = facts("I prefer Python 3.11 for stability.");
+        assert!(got.iter().any(|(_, v)| v == "Python 3.11"), "{got:?}");
     }
 
     #[test]

@@ -172,12 +172,12 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
     // Extraction for the staleness scenarios: the built-in rules, no LLM.
     let (_stop, stopped) = tokio::sync::watch::channel(false);
     engram_worker::spawn_workers(
-        engram_server::pipeline(
+        Arc::new(engram_server::pipeline(
             Store::new(pool.clone()),
             embedder,
             Arc::new(engram_core::extract::RulesExtractor),
             clock,
-        ),
+        )),
         engram_worker::WorkerConfig {
             poll_interval: std::time::Duration::from_millis(20),
             ..Default::default()

@@ -73,6 +73,18 @@ pub async fn spawn_app_extracting(
     workers: WorkerConfig,
     extractor: Arc<dyn engram_core::extract::Extractor>,
 ) -> TestApp {
+    spawn_app_models(pool, config, workers, extractor, None).await
+}
+
+/// The app with the given extractor and, when given, summarizer (the
+/// extractive one otherwise).
+pub async fn spawn_app_models(
+    pool: PgPool,
+    config: ApiConfig,
+    workers: WorkerConfig,
+    extractor: Arc<dyn engram_core::extract::Extractor>,
+    summarizer: Option<Arc<dyn engram_context::Summarizer>>,
+) -> TestApp {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
         .with_env_filter("warn,sqlx=error")
@@ -85,7 +97,13 @@ pub async fn spawn_app_extracting(
             .expect("state prepares");
     let (stop_workers, stopped) = tokio::sync::watch::channel(false);
     engram_worker::spawn_workers(
-        engram_server::pipeline(store, embedder(), extractor, clock.clone()),
+        Arc::new({
+            let mut p = engram_server::pipeline(store, embedder(), extractor, clock.clone());
+            if let Some(s) = summarizer {
+                p.summarizer = s;
+            }
+            p
+        }),
         workers,
         stopped,
     );

@@ -1,0 +1,192 @@
+//! `/v1/sessions/{session_id}`: the turns of a conversation, its short-term
+//! window (the newest turns within a token budget) and the running summary
+//! of the turns that left it.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use engram_core::extract::{ExtractionRequest, InputMessage};
+use engram_core::policy::redact_secrets;
+use engram_core::validate;
+use engram_core::{Scope, Source, SourceType};
+use engram_store::{Append, NewJob, NewTurn};
+
+use crate::dto::{self, *};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
+use crate::routes::admin::path_identifier;
+use crate::state::{AppState, Caller};
+
+fn session_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
+    path_identifier(state, "session_id", raw)
+}
+
+/// Where a session's extracted facts came from, for provenance and purges.
+fn source_ref(session_id: &str) -> String {
+    format!("session:{session_id}")
+}
+
+pub async fn append_messages(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+    ApiJson(req): ApiJson<AppendMessagesRequest>,
+) -> Result<(StatusCode, Json<AppendMessagesResponse>), ApiError> {
+    let session_id = session_path(&state, &session_id)?;
+    let limits = &state.config.limits;
+    let user_id = validate::identifier("user_id", &req.user_id, limits)?;
+    if req.messages.is_empty() {
+        return Err(ApiError::validation("messages", "must not be empty"));
+    }
+    if req.messages.len() > limits.max_messages {
+        return Err(ApiError::validation(
+            "messages",
+            format!("at most {} messages per request", limits.max_messages),
+        ));
+    }
+    let window_tokens = match req.window_tokens {
+        Some(w) if !(1..=1_000_000).contains(&w) => {
+            return Err(ApiError::validation(
+                "window_tokens",
+                "must be between 1 and 1000000",
+            ))
+        }
+        Some(w) => w as i32,
+        None => state.config.session_window_tokens as i32,
+    };
+    let now = state.clock.now();
+    let mut turns = Vec::with_capacity(req.messages.len());
+    let mut said = Vec::with_capacity(req.messages.len());
+    for (i, m) in req.messages.iter().enumerate() {
+        let content = validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
+        // Secrets never reach a stored turn, a summary or a job.
+        let content = redact_secrets(&content);
+        let created_at = m.created_at.unwrap_or(now);
+        turns.push(NewTurn {
+            role: serde_json::to_value(m.role)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "user".into()),
+            tokens: state.config.tokens.count(&content) as i32,
+            content: content.clone(),
+            created_at,
+        });
+        said.push(InputMessage {
+            role: m.role,
+            content,
+            created_at,
+        });
+    }
+    let extract = if req.infer.unwrap_or(true) {
+        let request = ExtractionRequest {
+            messages: said,
+            source: Source {
+                source_type: SourceType::UserStated,
+                source_ref: Some(source_ref(&session_id)),
+            },
+            allow_sensitive: false,
+            trusted: false,
+        };
+        Some(NewJob {
+            scope: Scope {
+                user_id: Some(user_id.clone()),
+                agent_id: None,
+                session_id: Some(session_id.clone()),
+            },
+            payload: serde_json::to_value(&request)
+                .map_err(|e| ApiError::Internal(e.to_string()))?,
+            idempotency_key: None,
+            max_attempts: state.config.job_max_attempts,
+            source_ref: Some(source_ref(&session_id)),
+        })
+    } else {
+        None
+    };
+    let appended = state
+        .store
+        .append_turns(
+            caller.tenant_id,
+            &Append {
+                session_id: &session_id,
+                user_id: &user_id,
+                window_tokens,
+                turns: &turns,
+                extract: extract.as_ref(),
+                max_attempts: state.config.job_max_attempts,
+            },
+        )
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(AppendMessagesResponse {
+            session_id,
+            user_id,
+            messages: appended.turns.into_iter().map(TurnOut::from).collect(),
+            left_window: appended.left_window.len(),
+            summarize_job_id: appended.summarize_job,
+            extract_job_id: appended.extract_job,
+        }),
+    ))
+}
+
+pub async fn list_messages(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+    ApiQuery(q): ApiQuery<ListTurnsQuery>,
+) -> Result<Json<ListTurnsResponse>, ApiError> {
+    let session_id = session_path(&state, &session_id)?;
+    let limit = dto::page_limit(q.limit, 100)?;
+    let after = match &q.cursor {
+        Some(c) => Some(c.parse::<i64>().ok().filter(|s| *s >= 0).ok_or_else(|| {
+            ApiError::validation("cursor", "is not a cursor returned by this API")
+        })?),
+        None => None,
+    };
+    let (info, turns) = state
+        .store
+        .list_turns(caller.tenant_id, &session_id, after, limit)
+        .await?;
+    let next_cursor = (turns.len() == limit)
+        .then(|| turns.last().map(|t| t.seq.to_string()))
+        .flatten();
+    Ok(Json(ListTurnsResponse {
+        session_id: info.session_id,
+        user_id: info.user_id,
+        messages: turns.into_iter().map(TurnOut::from).collect(),
+        next_cursor,
+    }))
+}
+
+pub async fn get_session(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+) -> Result<Json<SessionOut>, ApiError> {
+    let session_id = session_path(&state, &session_id)?;
+    let s = state
+        .store
+        .session_state(caller.tenant_id, &session_id)
+        .await?;
+    Ok(Json(SessionOut::from(s)))
+}
+
+pub async fn delete_session(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+) -> Result<Json<DeleteSessionResponse>, ApiError> {
+    let session_id = session_path(&state, &session_id)?;
+    let memories = state
+        .store
+        .delete_session(
+            caller.tenant_id,
+            &session_id,
+            caller.audit("session.delete"),
+        )
+        .await?;
+    Ok(Json(DeleteSessionResponse {
+        session_id,
+        deleted_memories: memories,
+    }))
+}

@@ -1,0 +1,114 @@
+//! How memories and turns read inside the context block: each memory with
+//! its date and where it came from, so the model can weigh it.
+
+use engram_core::{Memory, SourceType};
+
+/// Where a memory came from, in words.
+pub fn origin(m: &Memory) -> String {
+    let session = m.scope.session_id.clone().or_else(|| {
+        m.source
+            .source_ref
+            .as_deref()
+            .and_then(|r| r.strip_prefix("session:"))
+            .map(str::to_owned)
+    });
+    match (session, m.source.source_type) {
+        (Some(s), _) => format!("from conversation {s}"),
+        (None, SourceType::UserStated) => "as the user said".into(),
+        (None, SourceType::Inferred) => "inferred".into(),
+        (None, SourceType::Tool) => "from a tool".into(),
+        (None, SourceType::Document) => "from a document".into(),
+        (None, SourceType::Api) => "from the app".into(),
+    }
+}
+
+/// "- Saved 2026-10-02 from conversation 8f3c: prefers metric units"
+pub fn memory_line(m: &Memory) -> String {
+    format!(
+        "- Saved {} {}: {}",
+        m.created_at.format("%Y-%m-%d"),
+        origin(m),
+        one_line(&m.content)
+    )
+}
+
+/// "- User works at Netflix. (saved 2026-10-02 from conversation 8f3c,
+/// confidence 0.90)": the statement reads better than its attribute key
+/// (`project.a_recommendation_system…`).
+pub fn profile_line(m: &Memory) -> String {
+    let what = one_line(&m.content);
+    let confidence = m
+        .confidence
+        .map(|c| format!(", confidence {c:.2}"))
+        .unwrap_or_default();
+    format!(
+        "- {what} (saved {} {}{confidence})",
+        m.created_at.format("%Y-%m-%d"),
+        origin(m)
+    )
+}
+
+/// "user: …", on one line.
+pub fn turn_line(role: &str, content: &str) -> String {
+    format!("{role}: {}", one_line(content))
+}
+
+/// Line breaks inside stored text would break the block's structure.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use engram_core::{MemoryKind, Provenance, Scope, Source};
+
+    fn memory() -> Memory {
+        let at = chrono::Utc.with_ymd_and_hms(2026, 10, 2, 9, 0, 0).unwrap();
+        Memory {
+            id: uuid::Uuid::nil(),
+            scope: Scope {
+                user_id: Some("bob".into()),
+                agent_id: None,
+                session_id: Some("8f3c".into()),
+            },
+            kind: MemoryKind::Semantic,
+            subject: Some("user".into()),
+            attribute: Some("employer".into()),
+            value: Some("Netflix".into()),
+            content: "User works at\nNetflix.".into(),
+            importance: 0.8,
+            sensitivity: None,
+            source: Source {
+                source_type: SourceType::UserStated,
+                source_ref: None,
+            },
+            confidence: Some(0.9),
+            metadata: serde_json::json!({}),
+            pinned: false,
+            access_count: 0,
+            created_at: at,
+            updated_at: at,
+            last_used_at: None,
+            expires_at: None,
+            superseded_by: None,
+            deleted_at: None,
+            provenance: Provenance::default(),
+        }
+    }
+
+    #[test]
+    fn lines_carry_date_and_source() {
+        let m = memory();
+        assert_eq!(
+            memory_line(&m),
+            "- Saved 2026-10-02 from conversation 8f3c: User works at Netflix."
+        );
+        assert_eq!(
+            profile_line(&m),
+            "- User works at Netflix. (saved 2026-10-02 from conversation 8f3c, confidence 0.90)"
+        );
+        assert_eq!(turn_line("user", "a\n b"), "user: a b");
+    }
+}

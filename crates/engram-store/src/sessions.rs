@@ -1,0 +1,425 @@
+//! Sessions: turns in order, the short-term window and the running summary.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use uuid::Uuid;
+
+use engram_core::access::subject_hash;
+
+use crate::audit::{write_audit, AuditEntry};
+use crate::jobs::{insert_job_in, JobKind, NewJob};
+use crate::{Store, StoreError};
+
+/// A turn to append, its tokens already counted.
+#[derive(Debug, Clone)]
+pub struct NewTurn {
+    pub role: String,
+    pub content: String,
+    pub tokens: i32,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
+pub struct SessionTurn {
+    pub seq: i64,
+    pub id: Uuid,
+    pub role: String,
+    pub content: String,
+    pub tokens: i32,
+    pub created_at: DateTime<Utc>,
+    pub summarized_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
+pub struct SessionSummary {
+    pub content: String,
+    pub tokens: i32,
+    pub first_seq: i64,
+    pub last_seq: i64,
+    pub summarizer: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub user_id: String,
+    pub window_tokens: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Turns to append to a session, and what they set in motion.
+#[derive(Debug, Clone, Copy)]
+pub struct Append<'a> {
+    pub session_id: &'a str,
+    /// The session's owner: opens it if new, must match otherwise.
+    pub user_id: &'a str,
+    /// The window's budget if the session is new.
+    pub window_tokens: i32,
+    pub turns: &'a [NewTurn],
+    /// The extraction job for these turns, if any.
+    pub extract: Option<&'a NewJob>,
+    /// Attempts for the summarize job.
+    pub max_attempts: i32,
+}
+
+/// What an append did.
+#[derive(Debug)]
+pub struct Appended {
+    pub turns: Vec<SessionTurn>,
+    /// Turns that left the window with this append, to be summarised.
+    pub left_window: Vec<i64>,
+    pub summarize_job: Option<Uuid>,
+    pub extract_job: Option<Uuid>,
+}
+
+/// The session as a context call needs it.
+#[derive(Debug)]
+pub struct SessionState {
+    pub info: SessionInfo,
+    pub summary: Option<SessionSummary>,
+    /// The turns still in the window, oldest first.
+    pub window: Vec<SessionTurn>,
+}
+
+/// A summary to store and the turns it folds in.
+#[derive(Debug)]
+pub struct NewSummary<'a> {
+    pub content: &'a str,
+    pub tokens: i32,
+    pub seqs: &'a [i64],
+    pub summarizer: &'a str,
+}
+
+/// The turns a summarize job folds in, with the summary so far.
+#[derive(Debug)]
+pub struct SummaryWork {
+    pub previous: Option<SessionSummary>,
+    pub turns: Vec<SessionTurn>,
+}
+
+const TURN_COLUMNS: &str = "seq, id, role, content, tokens, created_at, summarized_at";
+const SUMMARY_COLUMNS: &str = "content, tokens, first_seq, last_seq, summarizer, updated_at";
+
+impl Store {
+    /// Appends turns in one transaction: opens the session for `user_id` if
+    /// new (with `window_tokens`), refuses it if another user owns it,
+    /// numbers the turns, and enqueues the summarize job when turns left the
+    /// window and the extraction job when given. Appends to one session are
+    /// serialised by its row.
+    pub async fn append_turns(
+        &self,
+        tenant: Uuid,
+        append: &Append<'_>,
+    ) -> Result<Appended, StoreError> {
+        let Append {
+            session_id,
+            user_id,
+            window_tokens,
+            turns,
+            extract,
+            max_attempts,
+        } = *append;
+        let mut tx = self.tenant_tx(tenant).await?;
+        let n = turns.len() as i64;
+        let (owner, window, next): (String, i32, i64) = sqlx::query_as(
+            "INSERT INTO sessions (tenant_id, session_id, user_id, window_tokens, next_seq)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (tenant_id, session_id) DO UPDATE
+                SET next_seq = sessions.next_seq + EXCLUDED.next_seq, updated_at = now()
+             RETURNING user_id, window_tokens, next_seq",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .bind(user_id)
+        .bind(window_tokens)
+        .bind(n)
+        .fetch_one(&mut *tx)
+        .await?;
+        if owner != user_id {
+            return Err(StoreError::Conflict(
+                "this session belongs to another user".into(),
+            ));
+        }
+        let first = next - n;
+        let mut stored = Vec::with_capacity(turns.len());
+        for (i, t) in turns.iter().enumerate() {
+            let row: SessionTurn = sqlx::query_as(&format!(
+                "INSERT INTO session_messages (tenant_id, session_id, seq, id, role, content, tokens, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {TURN_COLUMNS}"
+            ))
+            .bind(tenant)
+            .bind(session_id)
+            .bind(first + i as i64)
+            .bind(Uuid::now_v7())
+            .bind(&t.role)
+            .bind(&t.content)
+            .bind(t.tokens)
+            .bind(t.created_at)
+            .fetch_one(&mut *tx)
+            .await?;
+            stored.push(row);
+        }
+        let pending: Vec<(i64, i32)> = sqlx::query_as(
+            "SELECT seq, tokens FROM session_messages
+             WHERE tenant_id = $1 AND session_id = $2 AND summarized_at IS NULL ORDER BY seq",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let tokens: Vec<usize> = pending.iter().map(|(_, t)| *t as usize).collect();
+        let start = engram_context::window_start(&tokens, window as usize);
+        let left_window: Vec<i64> = pending[..start].iter().map(|(s, _)| *s).collect();
+        let summarize_job = match left_window.last() {
+            Some(&through) => {
+                let job = NewJob {
+                    scope: engram_core::Scope {
+                        user_id: Some(user_id.to_owned()),
+                        agent_id: None,
+                        session_id: Some(session_id.to_owned()),
+                    },
+                    payload: json!({"session_id": session_id, "through_seq": through}),
+                    idempotency_key: Some(format!("summarize:{session_id}:{through}")),
+                    max_attempts,
+                    source_ref: None,
+                };
+                insert_job_in(&mut tx, tenant, JobKind::Summarize, &job).await?
+            }
+            None => None,
+        };
+        let extract_job = match extract {
+            Some(job) => insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?,
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(Appended {
+            turns: stored,
+            left_window,
+            summarize_job,
+            extract_job,
+        })
+    }
+
+    /// A page of a session's turns in order, after `after_seq`.
+    pub async fn list_turns(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+        after_seq: Option<i64>,
+        limit: usize,
+    ) -> Result<(SessionInfo, Vec<SessionTurn>), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let info = session_info(&mut tx, tenant, session_id).await?;
+        let turns = sqlx::query_as(&format!(
+            "SELECT {TURN_COLUMNS} FROM session_messages
+             WHERE tenant_id = $1 AND session_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
+        ))
+        .bind(tenant)
+        .bind(session_id)
+        .bind(after_seq.unwrap_or(-1))
+        .bind(limit as i64)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((info, turns))
+    }
+
+    /// The session's summary and the turns still in its window.
+    pub async fn session_state(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+    ) -> Result<SessionState, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let info = session_info(&mut tx, tenant, session_id).await?;
+        let summary = summary_in(&mut tx, tenant, session_id).await?;
+        let pending: Vec<SessionTurn> = sqlx::query_as(&format!(
+            "SELECT {TURN_COLUMNS} FROM session_messages
+             WHERE tenant_id = $1 AND session_id = $2 AND summarized_at IS NULL ORDER BY seq"
+        ))
+        .bind(tenant)
+        .bind(session_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        // Turns that left the window but whose summary job has not run yet
+        // are not in the window either.
+        let tokens: Vec<usize> = pending.iter().map(|t| t.tokens as usize).collect();
+        let start = engram_context::window_start(&tokens, info.window_tokens as usize);
+        Ok(SessionState {
+            info,
+            summary,
+            window: pending[start..].to_vec(),
+        })
+    }
+
+    /// The work of a summarize job: the summary so far and the unsummarised
+    /// turns up to `through_seq`.
+    pub async fn summary_work(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+        through_seq: i64,
+    ) -> Result<SummaryWork, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let previous = summary_in(&mut tx, tenant, session_id).await?;
+        let turns = sqlx::query_as(&format!(
+            "SELECT {TURN_COLUMNS} FROM session_messages
+             WHERE tenant_id = $1 AND session_id = $2 AND summarized_at IS NULL AND seq <= $3
+             ORDER BY seq"
+        ))
+        .bind(tenant)
+        .bind(session_id)
+        .bind(through_seq)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(SummaryWork { previous, turns })
+    }
+
+    /// Stores the new summary, marks the turns it folded in and finishes
+    /// the job, in one transaction. `NotFound` when the job is gone (the
+    /// session was deleted or its user erased meanwhile): nothing is written.
+    pub async fn save_summary(
+        &self,
+        tenant: Uuid,
+        job_id: Uuid,
+        session_id: &str,
+        summary: &NewSummary<'_>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let results =
+            json!({"summarized_turns": summary.seqs.len(), "summarizer": summary.summarizer});
+        let done = sqlx::query(
+            "UPDATE jobs SET status = 'done', results = $3, payload = NULL, finished_at = now(),
+                    locked_by = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
+             WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(tenant)
+        .bind(job_id)
+        .bind(results)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if done == 0 {
+            return Err(StoreError::NotFound);
+        }
+        let (Some(&first), Some(&last)) = (summary.seqs.first(), summary.seqs.last()) else {
+            tx.commit().await?;
+            return Ok(());
+        };
+        sqlx::query(
+            "INSERT INTO session_summaries (tenant_id, session_id, content, tokens, first_seq, last_seq, summarizer, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             ON CONFLICT (tenant_id, session_id) DO UPDATE
+                SET content = EXCLUDED.content, tokens = EXCLUDED.tokens,
+                    first_seq = least(session_summaries.first_seq, EXCLUDED.first_seq),
+                    last_seq = greatest(session_summaries.last_seq, EXCLUDED.last_seq),
+                    summarizer = EXCLUDED.summarizer, updated_at = EXCLUDED.updated_at",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .bind(summary.content)
+        .bind(summary.tokens)
+        .bind(first)
+        .bind(last)
+        .bind(summary.summarizer)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE session_messages SET summarized_at = $3
+             WHERE tenant_id = $1 AND session_id = $2 AND seq = ANY($4) AND summarized_at IS NULL",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .bind(now)
+        .bind(summary.seqs)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Deletes a session and everything derived only from it: its turns and
+    /// summary, its jobs, and the memories extracted within it (with their
+    /// history). Returns the number of memories removed.
+    pub async fn delete_session(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+        audit: AuditEntry,
+    ) -> Result<u64, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let info = session_info(&mut tx, tenant, session_id).await?;
+        sqlx::query("DELETE FROM jobs WHERE tenant_id = $1 AND session_id = $2")
+            .bind(tenant)
+            .bind(session_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "DELETE FROM memory_history WHERE tenant_id = $1 AND memory_id IN
+                (SELECT id FROM memories WHERE tenant_id = $1 AND session_id = $2)",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+        let memories = sqlx::query("DELETE FROM memories WHERE tenant_id = $1 AND session_id = $2")
+            .bind(tenant)
+            .bind(session_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        sqlx::query("DELETE FROM sessions WHERE tenant_id = $1 AND session_id = $2")
+            .bind(tenant)
+            .bind(session_id)
+            .execute(&mut *tx)
+            .await?;
+        write_audit(
+            &mut tx,
+            &AuditEntry {
+                tenant_id: Some(tenant),
+                target: Some("session".into()),
+                subject_hash: Some(subject_hash(tenant, &info.user_id)),
+                details: json!({"memories": memories}),
+                ..audit
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(memories)
+    }
+}
+
+async fn session_info(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    session_id: &str,
+) -> Result<SessionInfo, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT session_id, user_id, window_tokens, created_at, updated_at FROM sessions
+         WHERE tenant_id = $1 AND session_id = $2",
+    )
+    .bind(tenant)
+    .bind(session_id)
+    .fetch_one(&mut *tx)
+    .await?)
+}
+
+async fn summary_in(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    session_id: &str,
+) -> Result<Option<SessionSummary>, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM session_summaries WHERE tenant_id = $1 AND session_id = $2"
+    ))
+    .bind(tenant)
+    .bind(session_id)
+    .fetch_optional(&mut *tx)
+    .await?)
+}
