@@ -533,31 +533,8 @@ pub struct AppendMessagesRequest {
     pub window_tokens: Option<i64>,
 }
 
-#[derive(Debug, Serialize)]
-pub struct TurnOut {
-    pub id: Uuid,
-    pub seq: i64,
-    pub role: String,
-    pub content: String,
-    pub tokens: i32,
-    pub created_at: DateTime<Utc>,
-    /// When the turn left the window and was folded into the summary.
-    pub summarized_at: Option<DateTime<Utc>>,
-}
-
-impl From<engram_store::SessionTurn> for TurnOut {
-    fn from(t: engram_store::SessionTurn) -> Self {
-        Self {
-            id: t.id,
-            seq: t.seq,
-            role: t.role,
-            content: t.content,
-            tokens: t.tokens,
-            created_at: t.created_at,
-            summarized_at: t.summarized_at,
-        }
-    }
-}
+/// A turn as stored is already its wire form.
+pub type TurnOut = engram_store::SessionTurn;
 
 #[derive(Debug, Serialize)]
 pub struct AppendMessagesResponse {
@@ -585,16 +562,9 @@ pub struct ListTurnsResponse {
     pub next_cursor: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-pub struct SummaryOut {
-    pub content: String,
-    pub tokens: i32,
-    /// The turns it covers, by `seq`.
-    pub first_seq: i64,
-    pub last_seq: i64,
-    pub summarizer: String,
-    pub updated_at: DateTime<Utc>,
-}
+/// A summary as stored is already its wire form (`first_seq`..`last_seq`
+/// are the turns it covers).
+pub type SummaryOut = engram_store::SessionSummary;
 
 #[derive(Debug, Serialize)]
 pub struct SessionOut {
@@ -614,15 +584,8 @@ impl From<engram_store::SessionState> for SessionOut {
             session_id: s.info.session_id,
             user_id: s.info.user_id,
             window_tokens: s.info.window_tokens,
-            summary: s.summary.map(|m| SummaryOut {
-                content: m.content,
-                tokens: m.tokens,
-                first_seq: m.first_seq,
-                last_seq: m.last_seq,
-                summarizer: m.summarizer,
-                updated_at: m.updated_at,
-            }),
-            window: s.window.into_iter().map(TurnOut::from).collect(),
+            summary: s.summary,
+            window: s.window,
             created_at: s.info.created_at,
             updated_at: s.info.updated_at,
         }

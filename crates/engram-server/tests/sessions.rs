@@ -58,6 +58,28 @@ async fn run_lab(app: &TestApp, session: &str) {
     settle(app).await;
 }
 
+/// Bob tells the session he changed jobs, and the jobs finish.
+async fn join_spotify(app: &TestApp) {
+    append(
+        app,
+        "lab",
+        json!({"user_id": "bob", "messages": [
+        {"role": "user", "content": "I joined Spotify last week."}]}),
+    )
+    .await;
+    settle(app).await;
+}
+
+/// The profile entry for `attribute`, if any.
+fn entry(profile: &Value, attribute: &str) -> Option<Value> {
+    profile["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["attribute"] == attribute)
+        .cloned()
+}
+
 async fn context(app: &TestApp, body: Value) -> Value {
     let r = app.post("/v1/context", body).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
@@ -140,14 +162,6 @@ async fn the_profile_follows_supersession_and_can_be_corrected(pool: PgPool) {
     let app = spawn_app(pool).await;
     run_lab(&app, "lab").await;
     let profile = app.get("/v1/users/bob/profile").await.body;
-    let entry = |p: &Value, attr: &str| -> Option<Value> {
-        p["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["attribute"] == attr)
-            .cloned()
-    };
     let employer = entry(&profile, "employer").unwrap_or_else(|| panic!("{profile}"));
     assert_eq!(employer["value"], "Netflix");
     assert!(employer["created_at"].is_string() && employer["confidence"].is_number());
@@ -157,14 +171,7 @@ async fn the_profile_follows_supersession_and_can_be_corrected(pool: PgPool) {
         "{role}"
     );
 
-    append(
-        &app,
-        "lab",
-        json!({"user_id": "bob", "messages": [
-        {"role": "user", "content": "I joined Spotify last week."}]}),
-    )
-    .await;
-    settle(&app).await;
+    join_spotify(&app).await;
     let profile = app.get("/v1/users/bob/profile").await.body;
     let now = entry(&profile, "employer").unwrap();
     assert_eq!(now["value"], "Spotify", "{profile}");
@@ -537,14 +544,7 @@ async fn the_lab_scenario_with_an_llm(pool: PgPool) {
     );
 
     let profile = app.get("/v1/users/bob/profile").await.body;
-    let value = |p: &Value, attr: &str| {
-        p["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["attribute"] == attr)
-            .map(|e| e["value"].clone())
-    };
+    let value = |p: &Value, attr: &str| entry(p, attr).map(|e| e["value"].clone());
     assert_eq!(
         value(&profile, "employer"),
         Some(json!("Netflix")),
@@ -555,14 +555,7 @@ async fn the_lab_scenario_with_an_llm(pool: PgPool) {
         Some(json!("data scientist")),
         "{profile}"
     );
-    append(
-        &app,
-        "lab",
-        json!({"user_id": "bob", "messages": [
-        {"role": "user", "content": "I joined Spotify last week."}]}),
-    )
-    .await;
-    settle(&app).await;
+    join_spotify(&app).await;
     let profile = app.get("/v1/users/bob/profile").await.body;
     assert_eq!(
         value(&profile, "employer"),

@@ -61,20 +61,23 @@ pub async fn build_context(
     let now = state.clock.now();
     let tenant = caller.tenant_id;
 
-    let mut candidates = Candidates::default();
-    let profile = if wants(Section::Profile) || wants(Section::Memories) {
-        state
-            .store
-            .profile(tenant, &user_id, now, PROFILE_LIMIT)
-            .await?
-    } else {
-        Vec::new()
+    // The profile, the search and the session are independent reads: run
+    // them at once (the search's embedding overlaps the other two).
+    let profile = async {
+        if wants(Section::Profile) || wants(Section::Memories) {
+            state
+                .store
+                .profile(tenant, &user_id, now, PROFILE_LIMIT)
+                .await
+                .map_err(ApiError::from)
+        } else {
+            Ok(Vec::new())
+        }
     };
-    if wants(Section::Profile) {
-        candidates.profile = profile.iter().map(profile_line).collect();
-    }
-    let mut query_time = None;
-    if wants(Section::Memories) {
+    let search = async {
+        if !wants(Section::Memories) {
+            return Ok((Vec::new(), None));
+        }
         let filter = MemoryFilter {
             scope: Scope {
                 user_id: Some(user_id.clone()),
@@ -83,43 +86,52 @@ pub async fn build_context(
             now: Some(now),
             ..Default::default()
         };
-        let mut plan = SearchPlan::defaults(&state, query, filter, top_k as usize);
+        let mut plan = SearchPlan::defaults(&state, query.clone(), filter, top_k as usize);
         plan.reference_time = req.reference_time;
-        let (ranked, read) = run_search(&state, tenant, plan).await?;
-        query_time = read;
-        // What the profile already says is not repeated.
-        let shown: HashSet<uuid::Uuid> = if wants(Section::Profile) {
-            profile.iter().map(|m| m.id).collect()
-        } else {
-            HashSet::new()
-        };
-        candidates.memories = ranked
-            .iter()
-            .filter(|r| !shown.contains(&r.memory.id))
-            .map(|r| memory_line(&r.memory))
-            .collect();
-    }
-    if let Some(sid) = &session_id {
-        if wants(Section::Summary) || wants(Section::Recent) {
-            match state.store.session_state(tenant, sid).await {
-                Ok(s) if s.info.user_id == user_id => {
-                    if let Some(summary) = s.summary {
-                        candidates.summary = summary.content.lines().map(str::to_owned).collect();
-                    }
-                    candidates.recent = s
-                        .window
-                        .iter()
-                        .rev()
-                        .map(|t| turn_line(&t.role, &t.content))
-                        .collect();
+        run_search(&state, tenant, plan).await
+    };
+    let session = async {
+        match &session_id {
+            Some(sid) if wants(Section::Summary) || wants(Section::Recent) => {
+                match state.store.session_state(tenant, sid).await {
+                    Ok(s) if s.info.user_id == user_id => Ok(Some(s)),
+                    // Another user's session is as unknown as a missing one.
+                    Ok(_) => Err(ApiError::from(StoreError::NotFound)),
+                    // No turns yet: nothing recent, nothing summarised.
+                    Err(StoreError::NotFound) => Ok(None),
+                    Err(e) => Err(e.into()),
                 }
-                // Another user's session is as unknown as a missing one.
-                Ok(_) => return Err(ApiError::from(StoreError::NotFound)),
-                // No turns yet: nothing recent, nothing summarised.
-                Err(StoreError::NotFound) => {}
-                Err(e) => return Err(e.into()),
             }
+            _ => Ok(None),
         }
+    };
+    let (profile, (ranked, query_time), session) = tokio::try_join!(profile, search, session)?;
+
+    let mut candidates = Candidates::default();
+    if wants(Section::Profile) {
+        candidates.profile = profile.iter().map(profile_line).collect();
+    }
+    // What the profile already says is not repeated.
+    let shown: HashSet<uuid::Uuid> = if wants(Section::Profile) {
+        profile.iter().map(|m| m.id).collect()
+    } else {
+        HashSet::new()
+    };
+    candidates.memories = ranked
+        .iter()
+        .filter(|r| !shown.contains(&r.memory.id))
+        .map(|r| memory_line(&r.memory))
+        .collect();
+    if let Some(s) = session {
+        if let Some(summary) = s.summary {
+            candidates.summary = summary.content.lines().map(str::to_owned).collect();
+        }
+        candidates.recent = s
+            .window
+            .iter()
+            .rev()
+            .map(|t| turn_line(&t.role, &t.content))
+            .collect();
     }
     let block = assemble(
         &candidates,

@@ -121,7 +121,7 @@ pub async fn append_messages(
         Json(AppendMessagesResponse {
             session_id,
             user_id,
-            messages: appended.turns.into_iter().map(TurnOut::from).collect(),
+            messages: appended.turns,
             left_window: appended.left_window.len(),
             summarize_job_id: appended.summarize_job,
             extract_job_id: appended.extract_job,
@@ -153,7 +153,7 @@ pub async fn list_messages(
     Ok(Json(ListTurnsResponse {
         session_id: info.session_id,
         user_id: info.user_id,
-        messages: turns.into_iter().map(TurnOut::from).collect(),
+        messages: turns,
         next_cursor,
     }))
 }
