@@ -592,13 +592,6 @@ impl From<engram_store::SessionState> for SessionOut {
     }
 }
 
-#[derive(Debug, Serialize)]
-pub struct DeleteSessionResponse {
-    pub session_id: String,
-    /// Memories extracted within the session, removed with their history.
-    pub deleted_memories: u64,
-}
-
 // ---- context and profile -----------------------------------------------------
 
 #[derive(Debug, Deserialize)]

@@ -155,6 +155,12 @@ async fn the_lab_scenario_keeps_facts_that_left_the_window(pool: PgPool) {
         "{}",
         project["text"]
     );
+    // Erasing the user takes the session, its summary and its jobs.
+    let r = app.delete("/v1/admin/users/bob").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["counts"]["sessions"], 1, "{}", r.body);
+    assert_eq!(r.body["counts"]["session_summaries"], 1, "{}", r.body);
+    app.get("/v1/sessions/lab").await.assert_problem(404, None);
 }
 
 #[sqlx::test(migrations = false)]
@@ -570,4 +576,45 @@ async fn the_lab_scenario_with_an_llm(pool: PgPool) {
         all.to_string().contains("User works at Netflix."),
         "Netflix is in history: {all}"
     );
+}
+
+#[sqlx::test(migrations = false)]
+async fn deleting_a_session_takes_its_facts_and_restores_what_they_replaced(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "kim", "text": "I live in Oslo.", "wait": true}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    append(
+        &app,
+        "move",
+        json!({"user_id": "kim", "messages": [{"role": "user", "content": "I just moved to Bergen."}]}),
+    )
+    .await;
+    settle(&app).await;
+    let live = app.get("/v1/memories?user_id=kim").await.body.to_string();
+    assert!(live.contains("Bergen") && !live.contains("Oslo"), "{live}");
+
+    let r = app.delete("/v1/sessions/move/messages").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let counts = &r.body["counts"];
+    assert_eq!(counts["memories"], 1, "{counts}");
+    assert_eq!(counts["memories_restored"], 1, "{counts}");
+    assert_eq!(counts["sessions"], 1, "{counts}");
+    assert_eq!(counts["session_messages"], 1, "{counts}");
+    let live = app.get("/v1/memories?user_id=kim").await.body.to_string();
+    assert!(live.contains("Oslo") && !live.contains("Bergen"), "{live}");
+    app.get("/v1/sessions/move").await.assert_problem(404, None);
+    app.delete("/v1/sessions/move/messages")
+        .await
+        .assert_problem(404, None);
+    let audit: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM audit_log WHERE action = 'session.delete'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(audit, 1);
 }

@@ -32,6 +32,9 @@ pub struct MergeRestore {
 pub struct SourcePurgePlan {
     pub source_ref: String,
     pub restores: Vec<MergeRestore>,
+    /// The session whose facts the source names (`session:{id}`): deleted
+    /// too, with its turns, summary and jobs, in the same transaction.
+    pub session: Option<String>,
 }
 
 /// A stand-in for a source ref in the audit log (refs may name people).
@@ -45,7 +48,7 @@ const SCRUB_JOB_RESULTS: &str = "UPDATE jobs SET results = (
         WHERE NOT ((e->>'memory_id')::uuid = ANY($2)
                    OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
                               WHERE r::uuid = ANY($2))))
-     WHERE tenant_id = $1 AND EXISTS (
+     WHERE tenant_id = $1 AND jsonb_typeof(results) = 'array' AND EXISTS (
         SELECT 1 FROM jsonb_array_elements(results) e
         WHERE (e->>'memory_id')::uuid = ANY($2)
            OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
@@ -209,6 +212,7 @@ impl Store {
         Ok(SourcePurgePlan {
             source_ref: source_ref.to_owned(),
             restores,
+            session: None,
         })
     }
 
@@ -327,14 +331,57 @@ impl Store {
             .await?
             .rows_affected();
         counts.insert("jobs".into(), deleted_jobs as i64);
+        let target = match &plan.session {
+            Some(session_id) => {
+                delete_session_in(&mut tx, tenant, session_id, &mut counts).await?;
+                "session".to_owned()
+            }
+            None => format!("source:{}", source_hash(source_ref)),
+        };
         let entry = AuditEntry {
             tenant_id: Some(tenant),
-            target: Some(format!("source:{}", source_hash(source_ref))),
+            target: Some(target),
             subject_hash: None,
             ..audit
         };
         commit_with_receipt(tx, entry, counts).await
     }
+}
+
+/// Deletes a session with its turns and summary (cascade) and its jobs,
+/// counting each; `NotFound` when there is no such session.
+async fn delete_session_in(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    session_id: &str,
+    counts: &mut Counts,
+) -> Result<(), StoreError> {
+    let turns: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM session_messages WHERE tenant_id = $1 AND session_id = $2",
+    )
+    .bind(tenant)
+    .bind(session_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let jobs = sqlx::query("DELETE FROM jobs WHERE tenant_id = $1 AND session_id = $2")
+        .bind(tenant)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    let sessions = sqlx::query("DELETE FROM sessions WHERE tenant_id = $1 AND session_id = $2")
+        .bind(tenant)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    if sessions == 0 {
+        return Err(StoreError::NotFound);
+    }
+    *counts.entry("jobs".into()).or_default() += jobs as i64;
+    counts.insert("sessions".into(), sessions as i64);
+    counts.insert("session_messages".into(), turns);
+    Ok(())
 }
 
 /// Audits a finished GDPR operation with its counts as details, in the same

@@ -4,9 +4,6 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use engram_core::access::subject_hash;
-
-use crate::audit::{write_audit, AuditEntry};
 use crate::jobs::{insert_job_in, JobKind, NewJob};
 use crate::{Store, StoreError};
 
@@ -291,8 +288,9 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let results =
-            json!({"summarized_turns": summary.seqs.len(), "summarizer": summary.summarizer});
+        // Job results are a list of fact outcomes; a summary has none (it
+        // lives on the session, with the turns it covers).
+        let results = json!([]);
         let done = sqlx::query(
             "UPDATE jobs SET status = 'done', results = $3, payload = NULL, finished_at = now(),
                     locked_by = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
@@ -342,56 +340,6 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(())
-    }
-
-    /// Deletes a session and everything derived only from it: its turns and
-    /// summary, its jobs, and the memories extracted within it (with their
-    /// history). Returns the number of memories removed.
-    pub async fn delete_session(
-        &self,
-        tenant: Uuid,
-        session_id: &str,
-        audit: AuditEntry,
-    ) -> Result<u64, StoreError> {
-        let mut tx = self.tenant_tx(tenant).await?;
-        let info = session_info(&mut tx, tenant, session_id).await?;
-        sqlx::query("DELETE FROM jobs WHERE tenant_id = $1 AND session_id = $2")
-            .bind(tenant)
-            .bind(session_id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "DELETE FROM memory_history WHERE tenant_id = $1 AND memory_id IN
-                (SELECT id FROM memories WHERE tenant_id = $1 AND session_id = $2)",
-        )
-        .bind(tenant)
-        .bind(session_id)
-        .execute(&mut *tx)
-        .await?;
-        let memories = sqlx::query("DELETE FROM memories WHERE tenant_id = $1 AND session_id = $2")
-            .bind(tenant)
-            .bind(session_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        sqlx::query("DELETE FROM sessions WHERE tenant_id = $1 AND session_id = $2")
-            .bind(tenant)
-            .bind(session_id)
-            .execute(&mut *tx)
-            .await?;
-        write_audit(
-            &mut tx,
-            &AuditEntry {
-                tenant_id: Some(tenant),
-                target: Some("session".into()),
-                subject_hash: Some(subject_hash(tenant, &info.user_id)),
-                details: json!({"memories": memories}),
-                ..audit
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(memories)
     }
 }
 

@@ -217,22 +217,30 @@ pub async fn purge_source(
         .store
         .plan_source_purge(caller.tenant_id, &source_ref)
         .await?;
+    Ok(Json(
+        run_source_purge(&state, &caller, &plan, "source.purge").await?,
+    ))
+}
+
+/// Carries out a purge plan: embeds the merged memories' earlier texts it
+/// restores, then purges in one transaction; the receipt.
+pub(crate) async fn run_source_purge(
+    state: &AppState,
+    caller: &Caller,
+    plan: &engram_store::SourcePurgePlan,
+    action: &str,
+) -> Result<ErasureReceipt, ApiError> {
     let texts: Vec<String> = plan.restores.iter().map(|r| r.content.clone()).collect();
     let embeddings = if texts.is_empty() {
         Vec::new()
     } else {
-        embed_all(&state, &texts).await?
+        embed_all(state, &texts).await?
     };
     let counts = state
         .store
-        .purge_source(
-            caller.tenant_id,
-            &plan,
-            &embeddings,
-            caller.audit("source.purge"),
-        )
+        .purge_source(caller.tenant_id, plan, &embeddings, caller.audit(action))
         .await?;
-    Ok(Json(receipt(&caller, counts)))
+    Ok(receipt(caller, counts))
 }
 
 /// Streams the user's export document (format `engram.user-export` v1, see

@@ -14,7 +14,7 @@ use engram_store::{Append, NewJob, NewTurn};
 use crate::dto::{self, *};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
-use crate::routes::admin::path_identifier;
+use crate::routes::admin::{path_identifier, run_source_purge};
 use crate::state::{AppState, Caller};
 
 fn session_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
@@ -171,22 +171,22 @@ pub async fn get_session(
     Ok(Json(SessionOut::from(s)))
 }
 
+/// Deletes the session and everything derived only from it: its turns,
+/// summary and jobs, and the facts extracted from it, as a source purge of
+/// `session:{id}` does (what they superseded comes back, merges are undone),
+/// in one transaction with a receipt.
 pub async fn delete_session(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(session_id): Path<String>,
-) -> Result<Json<DeleteSessionResponse>, ApiError> {
+) -> Result<Json<ErasureReceipt>, ApiError> {
     let session_id = session_path(&state, &session_id)?;
-    let memories = state
+    let mut plan = state
         .store
-        .delete_session(
-            caller.tenant_id,
-            &session_id,
-            caller.audit("session.delete"),
-        )
+        .plan_source_purge(caller.tenant_id, &source_ref(&session_id))
         .await?;
-    Ok(Json(DeleteSessionResponse {
-        session_id,
-        deleted_memories: memories,
-    }))
+    plan.session = Some(session_id);
+    Ok(Json(
+        run_source_purge(&state, &caller, &plan, "session.delete").await?,
+    ))
 }
