@@ -618,3 +618,62 @@ async fn deleting_a_session_takes_its_facts_and_restores_what_they_replaced(pool
             .unwrap();
     assert_eq!(audit, 1);
 }
+
+#[sqlx::test(migrations = false)]
+async fn the_profile_drops_expired_facts_and_keeps_pinned_ones(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    append(
+        &app,
+        "trip",
+        json!({"user_id": "eve", "messages": [
+            {"role": "user", "content": "I'm in Lisbon until Friday."},
+            {"role": "user", "content": "I live in Leeds."}]}),
+    )
+    .await;
+    settle(&app).await;
+    let pinned = app
+        .add_text("eve", "Eve's emergency contact is her brother Sam.")
+        .await;
+    let r = app
+        .send(
+            reqwest::Method::PATCH,
+            &format!("/v1/memories/{pinned}"),
+            Some(json!({"pinned": true, "importance": 0.2})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let profile = app.get("/v1/users/eve/profile").await.body;
+    let attributes: Vec<&str> = profile["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["attribute"].as_str())
+        .collect();
+    assert!(
+        attributes.contains(&"location.current") && attributes.contains(&"location.city"),
+        "{profile}"
+    );
+    assert_eq!(
+        profile["entries"][0]["id"], pinned,
+        "pinned first, whatever its importance: {profile}"
+    );
+
+    // A week later the stay in Lisbon has expired; the rest stays.
+    app.clock.advance(chrono::Duration::days(8));
+    let profile = app.get("/v1/users/eve/profile").await.body;
+    let text = profile.to_string();
+    assert!(
+        !text.contains("Lisbon"),
+        "expired facts leave the profile: {profile}"
+    );
+    assert!(
+        text.contains("Leeds") && text.contains("emergency contact"),
+        "{profile}"
+    );
+    let c = context(
+        &app,
+        json!({"user_id": "eve", "query": "where am I staying", "token_budget": 500}),
+    )
+    .await;
+    assert!(!c["text"].as_str().unwrap().contains("Lisbon"), "{c}");
+}
