@@ -677,3 +677,52 @@ async fn the_profile_drops_expired_facts_and_keeps_pinned_ones(pool: PgPool) {
     .await;
     assert!(!c["text"].as_str().unwrap().contains("Lisbon"), "{c}");
 }
+
+/// Two summarize jobs folding overlapping turns must not overwrite each
+/// other: a summary is saved only on top of the one it was built on.
+#[sqlx::test(migrations = false)]
+async fn a_summary_built_on_a_stale_one_is_refused(pool: PgPool) {
+    let app =
+        common::spawn_app_full(pool.clone(), Default::default(), common::fast_workers(0)).await;
+    let r = append(
+        &app,
+        "race",
+        json!({"user_id": "u", "infer": false, "window_tokens": 5,
+        "messages": [{"role": "user", "content": "I prefer green tea in the morning."},
+                     {"role": "user", "content": "ok"}]}),
+    )
+    .await;
+    let job: uuid::Uuid = r["summarize_job_id"].as_str().unwrap().parse().unwrap();
+    let store = engram_store::Store::new(pool);
+    let tenant = engram_core::DEFAULT_TENANT;
+    let summary = |built_on| engram_store::NewSummary {
+        content: "user: prefers green tea",
+        tokens: 5,
+        seqs: &[0],
+        summarizer: "extractive",
+        built_on,
+    };
+    let now = chrono::Utc::now();
+    let err = store
+        .save_summary(tenant, job, "race", &summary(Some(7)), now)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, engram_store::StoreError::Conflict(_)),
+        "{err}"
+    );
+    let s = app.get("/v1/sessions/race").await.body;
+    assert!(s["summary"].is_null(), "nothing was written: {s}");
+    let status = app.get(&format!("/v1/jobs/{job}")).await.body["status"].clone();
+    assert_ne!(status, "done", "the job stays to be retried");
+    store
+        .save_summary(tenant, job, "race", &summary(None), now)
+        .await
+        .unwrap();
+    let s = app.get("/v1/sessions/race").await.body;
+    assert_eq!(s["summary"]["content"], "user: prefers green tea");
+    assert_eq!(
+        app.get(&format!("/v1/jobs/{job}")).await.body["status"],
+        "done"
+    );
+}

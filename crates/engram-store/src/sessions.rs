@@ -87,6 +87,9 @@ pub struct NewSummary<'a> {
     pub tokens: i32,
     pub seqs: &'a [i64],
     pub summarizer: &'a str,
+    /// The `last_seq` of the summary it was built on (`None`: none yet).
+    /// Another job that saved meanwhile makes this one retry on top of it.
+    pub built_on: Option<i64>,
 }
 
 /// The turns a summarize job folds in, with the summary so far.
@@ -309,6 +312,27 @@ impl Store {
             tx.commit().await?;
             return Ok(());
         };
+        // Summaries of one session are saved one at a time (the session row
+        // is the lock), each on top of the one it read: two jobs folding
+        // overlapping turns must not overwrite each other's work.
+        sqlx::query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE")
+            .bind(tenant)
+            .bind(session_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let current: Option<i64> = sqlx::query_scalar(
+            "SELECT last_seq FROM session_summaries WHERE tenant_id = $1 AND session_id = $2",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if current != summary.built_on {
+            return Err(StoreError::Conflict(
+                "the session's summary changed while this one was written; retrying on top of it"
+                    .into(),
+            ));
+        }
         sqlx::query(
             "INSERT INTO session_summaries (tenant_id, session_id, content, tokens, first_seq, last_seq, summarizer, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -116,6 +116,7 @@ impl ExtractionPipeline {
             .store
             .summary_work(job.tenant_id, &request.session_id, request.through_seq)
             .await?;
+        let built_on = work.previous.as_ref().map(|p| p.last_seq);
         let previous = work.previous.map(|p| p.content).unwrap_or_default();
         let turns: Vec<Turn> = work
             .turns
@@ -138,6 +139,7 @@ impl ExtractionPipeline {
             tokens: self.counter.count(&text) as i32,
             seqs: &seqs,
             summarizer: self.summarizer.id(),
+            built_on,
         };
         self.store
             .save_summary(
