@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod clock;
+pub mod consolidate;
 pub mod cursor;
 pub mod decide;
 pub mod embed;

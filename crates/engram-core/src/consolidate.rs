@@ -1,0 +1,558 @@
+//! Consolidation: what one user's nightly run should change, decided from
+//! their memories alone (no I/O), so a dry run and a real run plan the same
+//! thing and every change carries its reason.
+//!
+//! Order matters and is fixed: purge what is past keeping, resolve conflicts
+//! among live facts, merge near-duplicates of what is left, then decay and
+//! archive. Pinned memories never decay, merge away, archive or lose a
+//! conflict.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::SourceType;
+
+/// One memory as consolidation sees it.
+#[derive(Debug, Clone)]
+pub struct MemoryView {
+    pub id: Uuid,
+    pub content: String,
+    pub subject: Option<String>,
+    pub attribute: Option<String>,
+    pub value: Option<String>,
+    pub source_type: SourceType,
+    /// The importance as stated or set; decay works from it.
+    pub base_importance: f32,
+    pub importance: f32,
+    pub pinned: bool,
+    pub access_count: i64,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub deleted_at: Option<DateTime<Utc>>,
+    pub superseded_by: Option<Uuid>,
+    pub archived_at: Option<DateTime<Utc>>,
+    /// Unit-length embedding (MiniLM's are normalised).
+    pub embedding: Vec<f32>,
+}
+
+impl MemoryView {
+    fn live(&self, now: DateTime<Utc>) -> bool {
+        self.deleted_at.is_none()
+            && self.superseded_by.is_none()
+            && self.archived_at.is_none()
+            && self.expires_at.is_none_or(|e| e > now)
+    }
+
+    fn explicit(&self) -> bool {
+        self.source_type != SourceType::Inferred
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ConsolidationParams {
+    /// Cosine at or above which two memories say the same thing.
+    pub duplicate_threshold: f32,
+    /// Days after which an unused memory's importance has halved.
+    pub half_life_days: f64,
+    /// Below this importance a memory is archived.
+    pub archive_floor: f32,
+    /// How long an expired memory is kept before it is purged.
+    pub expired_grace: Duration,
+    /// How long a soft-deleted memory is kept before it is purged.
+    pub deleted_retention: Duration,
+    pub now: DateTime<Utc>,
+}
+
+impl ConsolidationParams {
+    pub fn defaults(now: DateTime<Utc>) -> Self {
+        Self {
+            duplicate_threshold: 0.9,
+            half_life_days: 90.0,
+            archive_floor: 0.05,
+            expired_grace: Duration::days(30),
+            deleted_retention: Duration::days(30),
+            now,
+        }
+    }
+}
+
+/// One planned change, with why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Operation {
+    /// Hard-delete (embedding and history content too).
+    Purge { id: Uuid, reason: String },
+    /// `loser` is superseded by `winner`.
+    Resolve {
+        winner: Uuid,
+        loser: Uuid,
+        reason: String,
+    },
+    /// `merged` point to `canonical`, which takes the most specific content,
+    /// the highest importance and the summed access counts.
+    Merge {
+        canonical: Uuid,
+        merged: Vec<Uuid>,
+        content: String,
+        importance: f32,
+        access_count: i64,
+        reason: String,
+    },
+    /// Importance falls with time since last use.
+    Decay { id: Uuid, from: f32, to: f32 },
+    /// Out of default search, kept, restorable.
+    Archive { id: Uuid, importance: f32 },
+}
+
+impl Operation {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Operation::Purge { .. } => "purge",
+            Operation::Resolve { .. } => "resolve",
+            Operation::Merge { .. } => "merge",
+            Operation::Decay { .. } => "decay",
+            Operation::Archive { .. } => "archive",
+        }
+    }
+}
+
+/// Importance after `days` unused: an Ebbinghaus-style exponential
+/// forgetting curve, halving every `half_life_days`.
+pub fn decayed(base: f32, days: f64, half_life_days: f64) -> f32 {
+    (base as f64 * 0.5f64.powf(days.max(0.0) / half_life_days)) as f32
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The plan for one user's memories.
+pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
+    let mut ops = Vec::new();
+    let mut gone: HashSet<Uuid> = HashSet::new();
+
+    // 1. Purge what is past keeping.
+    for m in memories {
+        let reason = match (m.deleted_at, m.expires_at) {
+            (Some(d), _) if d + p.deleted_retention <= p.now => {
+                format!(
+                    "deleted on {}, past the retention period",
+                    d.format("%Y-%m-%d")
+                )
+            }
+            (None, Some(e)) if !m.pinned && e + p.expired_grace <= p.now => {
+                format!("expired on {}, past the grace period", e.format("%Y-%m-%d"))
+            }
+            _ => continue,
+        };
+        gone.insert(m.id);
+        ops.push(Operation::Purge { id: m.id, reason });
+    }
+
+    let live: Vec<&MemoryView> = memories
+        .iter()
+        .filter(|m| m.live(p.now) && !gone.contains(&m.id))
+        .collect();
+
+    // 2. Conflicts: one current value per subject + attribute. The latest
+    // explicit statement wins over older ones and over inferred ones; with
+    // no explicit statement the latest inferred one wins. Pinned memories
+    // are never superseded here.
+    let mut groups: BTreeMap<(String, String), Vec<&MemoryView>> = BTreeMap::new();
+    for m in &live {
+        if let Some(a) = &m.attribute {
+            let subject = m.subject.clone().unwrap_or_else(|| "user".into());
+            groups.entry((subject, a.clone())).or_default().push(m);
+        }
+    }
+    for ((_, attribute), group) in &groups {
+        if group.len() < 2 {
+            continue;
+        }
+        let winner = group
+            .iter()
+            .max_by_key(|m| (m.pinned, m.explicit(), m.created_at, m.id))
+            .copied();
+        let Some(winner) = winner else { continue };
+        for m in group {
+            if m.id == winner.id || m.pinned {
+                continue;
+            }
+            let same = m.value.is_some() && m.value == winner.value;
+            let why = if same {
+                "the same value stated again".to_owned()
+            } else if !m.explicit() && winner.explicit() {
+                "an inferred value gives way to an explicit statement".to_owned()
+            } else {
+                "a more recent statement replaces it".to_owned()
+            };
+            ops.push(Operation::Resolve {
+                winner: winner.id,
+                loser: m.id,
+                reason: format!(
+                    "{attribute}: {} → {} ({why})",
+                    m.value.as_deref().unwrap_or(&m.content),
+                    winner.value.as_deref().unwrap_or(&winner.content)
+                ),
+            });
+            gone.insert(m.id);
+        }
+    }
+
+    // 3. Near-duplicates among what is left: greedy clusters around the
+    // most important (pinned first) memory, same subject + attribute when
+    // both know theirs.
+    let mut rest: Vec<&MemoryView> = live.into_iter().filter(|m| !gone.contains(&m.id)).collect();
+    rest.sort_by(|a, b| {
+        (b.pinned, b.importance, b.created_at, b.id)
+            .partial_cmp(&(a.pinned, a.importance, a.created_at, a.id))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut clustered: HashSet<Uuid> = HashSet::new();
+    for (i, head) in rest.iter().enumerate() {
+        if clustered.contains(&head.id) {
+            continue;
+        }
+        let members: Vec<&MemoryView> = rest[i + 1..]
+            .iter()
+            .filter(|m| {
+                !clustered.contains(&m.id)
+                    && !m.pinned
+                    && compatible(head, m)
+                    && cosine(&head.embedding, &m.embedding) >= p.duplicate_threshold
+            })
+            .copied()
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        clustered.insert(head.id);
+        let all: Vec<&MemoryView> = std::iter::once(*head)
+            .chain(members.iter().copied())
+            .collect();
+        // The most specific wording: the longest.
+        let content = all
+            .iter()
+            .max_by_key(|m| (m.content.chars().count(), m.created_at))
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let importance = all.iter().map(|m| m.importance).fold(0.0, f32::max);
+        let access_count = all.iter().map(|m| m.access_count).sum();
+        for m in &members {
+            clustered.insert(m.id);
+            gone.insert(m.id);
+        }
+        ops.push(Operation::Merge {
+            canonical: head.id,
+            merged: members.iter().map(|m| m.id).collect(),
+            content,
+            importance,
+            access_count,
+            reason: format!(
+                "{} near-identical memories (cosine ≥ {})",
+                all.len(),
+                p.duplicate_threshold
+            ),
+        });
+    }
+
+    // 4. Decay from the stated importance since last use; archive below
+    // the floor. Merge canonicals are fresh: they were just consolidated.
+    let merged_into: HashSet<Uuid> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operation::Merge { canonical, .. } => Some(*canonical),
+            _ => None,
+        })
+        .collect();
+    for m in rest {
+        if gone.contains(&m.id) || m.pinned || merged_into.contains(&m.id) {
+            continue;
+        }
+        let since = m.last_used_at.unwrap_or(m.created_at);
+        let days = (p.now - since).num_seconds() as f64 / 86_400.0;
+        let to = decayed(m.base_importance, days, p.half_life_days);
+        if to < p.archive_floor {
+            ops.push(Operation::Archive {
+                id: m.id,
+                importance: to,
+            });
+        } else if (to - m.importance).abs() >= 0.005 {
+            ops.push(Operation::Decay {
+                id: m.id,
+                from: m.importance,
+                to,
+            });
+        }
+    }
+    ops
+}
+
+/// Same subject + attribute when both know theirs; anything goes otherwise.
+fn compatible(a: &MemoryView, b: &MemoryView) -> bool {
+    match (&a.attribute, &b.attribute) {
+        (Some(x), Some(y)) => x == y && a.subject == b.subject,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(y: i32, m: u32, d: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(y, m, d, 12, 0, 0).unwrap()
+    }
+
+    fn unit(seed: u32) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..8)
+            .map(|i| ((seed * 7 + i * 13) % 11) as f32 + 1.0)
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        v
+    }
+
+    fn memory(content: &str, created: DateTime<Utc>) -> MemoryView {
+        MemoryView {
+            id: Uuid::now_v7(),
+            content: content.into(),
+            subject: None,
+            attribute: None,
+            value: None,
+            source_type: SourceType::UserStated,
+            base_importance: 0.5,
+            importance: 0.5,
+            pinned: false,
+            access_count: 0,
+            created_at: created,
+            last_used_at: Some(created),
+            expires_at: None,
+            deleted_at: None,
+            superseded_by: None,
+            archived_at: None,
+            embedding: unit(1),
+        }
+    }
+
+    fn count(ops: &[Operation], kind: &str) -> usize {
+        ops.iter().filter(|o| o.kind() == kind).count()
+    }
+
+    #[test]
+    fn fifty_near_identical_memories_become_one() {
+        let now = at(2026, 6, 1);
+        let mut ms: Vec<MemoryView> = (0..50)
+            .map(|i| {
+                let mut m = memory(
+                    if i == 7 {
+                        "Likes coffee, especially flat whites"
+                    } else {
+                        "likes coffee"
+                    },
+                    now,
+                );
+                m.access_count = 1;
+                m.importance = if i == 3 { 0.9 } else { 0.5 };
+                m.embedding = unit(1);
+                m.embedding[0] += 0.001 * i as f32; // near, not equal
+                m
+            })
+            .collect();
+        ms.push({
+            let mut m = memory("lives in Leeds", now);
+            m.embedding = unit(4);
+            m
+        });
+        let ops = plan(&ms, &ConsolidationParams::defaults(now));
+        assert_eq!(count(&ops, "merge"), 1, "{ops:?}");
+        let Some(Operation::Merge {
+            merged,
+            content,
+            importance,
+            access_count,
+            canonical,
+            ..
+        }) = ops.iter().find(|o| o.kind() == "merge")
+        else {
+            unreachable!()
+        };
+        assert_eq!(merged.len(), 49);
+        assert_eq!(*canonical, ms[3].id, "the most important one stays");
+        assert_eq!(
+            content, "Likes coffee, especially flat whites",
+            "the most specific wording"
+        );
+        assert_eq!((*importance, *access_count), (0.9, 50));
+        assert!(!merged.contains(&ms[50].id), "Leeds is not coffee");
+    }
+
+    #[test]
+    fn the_latest_explicit_statement_wins_a_conflict() {
+        let now = at(2026, 7, 1);
+        let fact = |content: &str, value: &str, created, source| {
+            let mut m = memory(content, created);
+            m.subject = Some("user".into());
+            m.attribute = Some("preference.database".into());
+            m.value = Some(value.into());
+            m.source_type = source;
+            m.embedding = unit(value.len() as u32);
+            m
+        };
+        let mut january = fact(
+            "prefers PostgreSQL",
+            "PostgreSQL",
+            at(2026, 1, 10),
+            SourceType::UserStated,
+        );
+        january.access_count = 3;
+        let february = fact(
+            "mentioned liking PostgreSQL",
+            "PostgreSQL",
+            at(2026, 2, 10),
+            SourceType::Inferred,
+        );
+        let june = fact(
+            "switched to MongoDB for the new project",
+            "MongoDB",
+            at(2026, 6, 10),
+            SourceType::UserStated,
+        );
+        let ops = plan(
+            &[january.clone(), february.clone(), june.clone()],
+            &ConsolidationParams::defaults(now),
+        );
+        let resolved: Vec<(Uuid, Uuid, String)> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Operation::Resolve {
+                    winner,
+                    loser,
+                    reason,
+                } => Some((*winner, *loser, reason.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(resolved.len(), 2, "{ops:?}");
+        assert!(resolved.iter().all(|(w, _, _)| *w == june.id));
+        let why_feb = &resolved
+            .iter()
+            .find(|(_, l, _)| *l == february.id)
+            .unwrap()
+            .2;
+        assert!(why_feb.contains("inferred"), "{why_feb}");
+        let why_jan = &resolved
+            .iter()
+            .find(|(_, l, _)| *l == january.id)
+            .unwrap()
+            .2;
+        assert!(why_jan.contains("PostgreSQL → MongoDB"), "{why_jan}");
+        // An inferred value never beats an explicit one, however recent.
+        let mut late = fact(
+            "seems to like Oracle",
+            "Oracle",
+            at(2026, 6, 20),
+            SourceType::Inferred,
+        );
+        late.embedding = unit(9);
+        let ops = plan(
+            &[june.clone(), late.clone()],
+            &ConsolidationParams::defaults(now),
+        );
+        assert!(ops.contains(&Operation::Resolve {
+            winner: june.id,
+            loser: late.id,
+            reason: "preference.database: Oracle → MongoDB (an inferred value gives way to an explicit statement)".into()
+        }), "{ops:?}");
+    }
+
+    #[test]
+    fn a_pinned_year_old_memory_survives_untouched() {
+        let now = at(2026, 6, 1);
+        let mut pinned = memory("allergic to penicillin", at(2025, 5, 1));
+        pinned.pinned = true;
+        pinned.expires_at = Some(at(2025, 6, 1));
+        let mut twin = memory("allergic to penicillin!", at(2026, 5, 1));
+        twin.embedding = pinned.embedding.clone();
+        let ops = plan(
+            &[pinned.clone(), twin.clone()],
+            &ConsolidationParams::defaults(now),
+        );
+        for o in &ops {
+            match o {
+                Operation::Merge {
+                    canonical, merged, ..
+                } => {
+                    assert_eq!(*canonical, pinned.id);
+                    assert!(!merged.contains(&pinned.id));
+                }
+                Operation::Purge { id, .. }
+                | Operation::Decay { id, .. }
+                | Operation::Archive { id, .. } => {
+                    assert_ne!(*id, pinned.id, "{ops:?}")
+                }
+                Operation::Resolve { loser, .. } => assert_ne!(*loser, pinned.id),
+            }
+        }
+    }
+
+    #[test]
+    fn unused_memories_decay_and_archive_and_use_resets_the_clock() {
+        let now = at(2026, 6, 1);
+        let mut stale = memory("liked a TV show in 2024", at(2024, 6, 1));
+        stale.last_used_at = Some(at(2024, 6, 1));
+        stale.embedding = unit(2);
+        let mut used = memory("plays the cello", at(2024, 6, 1));
+        used.last_used_at = Some(at(2026, 5, 31));
+        used.embedding = unit(3);
+        let mut fading = memory("visited Rome", at(2026, 3, 3));
+        fading.embedding = unit(5);
+        let ops = plan(
+            &[stale.clone(), used.clone(), fading.clone()],
+            &ConsolidationParams::defaults(now),
+        );
+        assert!(
+            ops.iter()
+                .any(|o| matches!(o, Operation::Archive { id, .. } if *id == stale.id)),
+            "{ops:?}"
+        );
+        assert!(!ops.iter().any(|o| matches!(o, Operation::Decay { id, .. } | Operation::Archive { id, .. } if *id == used.id)), "{ops:?}");
+        let to = ops
+            .iter()
+            .find_map(|o| match o {
+                Operation::Decay { id, to, .. } if *id == fading.id => Some(*to),
+                _ => None,
+            })
+            .unwrap();
+        assert!((to - 0.25).abs() < 0.01, "90 days: half of 0.5, got {to}");
+        assert!((decayed(0.8, 180.0, 90.0) - 0.2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn expired_and_deleted_memories_are_purged_after_their_grace() {
+        let now = at(2026, 6, 1);
+        let mut expired = memory("in Lisbon until Friday", at(2026, 4, 1));
+        expired.expires_at = Some(at(2026, 4, 3));
+        let mut recent = memory("in Rome this week", at(2026, 5, 28));
+        recent.expires_at = Some(at(2026, 5, 30));
+        let mut deleted = memory("old phone number", at(2026, 1, 1));
+        deleted.deleted_at = Some(at(2026, 2, 1));
+        let ops = plan(
+            &[expired.clone(), recent.clone(), deleted.clone()],
+            &ConsolidationParams::defaults(now),
+        );
+        let purged: Vec<Uuid> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Operation::Purge { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(purged, [expired.id, deleted.id], "{ops:?}");
+    }
+}
