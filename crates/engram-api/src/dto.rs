@@ -235,6 +235,8 @@ pub struct MemoryOut {
     pub last_used_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
+    /// Set when consolidation archived it: out of default search, restorable.
+    pub archived_at: Option<DateTime<Utc>>,
     pub provenance: engram_core::Provenance,
 }
 
@@ -262,6 +264,7 @@ impl From<Memory> for MemoryOut {
             last_used_at: m.last_used_at,
             expires_at: m.expires_at,
             superseded_by: m.superseded_by,
+            archived_at: m.archived_at,
             provenance: m.provenance,
         }
     }

@@ -94,6 +94,7 @@ mod tests {
             expires_at: None,
             superseded_by: None,
             deleted_at: None,
+            archived_at: None,
             provenance: Provenance::default(),
         }
     }

@@ -334,8 +334,8 @@ mod tests {
             last_used_at: Some(created),
             expires_at: None,
             deleted_at: None,
-            superseded_by: None,
             archived_at: None,
+            superseded_by: None,
             embedding: unit(1),
         }
     }

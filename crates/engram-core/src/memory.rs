@@ -108,6 +108,9 @@ pub struct Memory {
     /// Set by a soft delete; such a memory is out of every read but the admin's
     /// until it is purged.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// Set when consolidation archived it (decayed below the floor): kept,
+    /// out of default search, restorable.
+    pub archived_at: Option<DateTime<Utc>>,
     pub provenance: Provenance,
 }
 
@@ -118,14 +121,16 @@ pub enum MemoryState {
     Live,
     Superseded,
     Expired,
+    Archived,
     Deleted,
 }
 
 impl MemoryState {
-    pub const ALL: [MemoryState; 4] = [
+    pub const ALL: [MemoryState; 5] = [
         MemoryState::Live,
         MemoryState::Superseded,
         MemoryState::Expired,
+        MemoryState::Archived,
         MemoryState::Deleted,
     ];
 
@@ -134,6 +139,7 @@ impl MemoryState {
             MemoryState::Live => "live",
             MemoryState::Superseded => "superseded",
             MemoryState::Expired => "expired",
+            MemoryState::Archived => "archived",
             MemoryState::Deleted => "deleted",
         }
     }
@@ -144,12 +150,15 @@ impl MemoryState {
 }
 
 impl Memory {
-    /// Deletion wins over supersession, which wins over expiry.
+    /// Deletion wins over supersession, which wins over archiving, which
+    /// wins over expiry.
     pub fn state(&self, now: DateTime<Utc>) -> MemoryState {
         if self.deleted_at.is_some() {
             MemoryState::Deleted
         } else if self.superseded_by.is_some() {
             MemoryState::Superseded
+        } else if self.archived_at.is_some() {
+            MemoryState::Archived
         } else if self.expires_at.is_some_and(|t| t <= now) {
             MemoryState::Expired
         } else {

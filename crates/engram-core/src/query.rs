@@ -16,6 +16,8 @@ pub struct MemoryFilter {
     pub created_lte: Option<DateTime<Utc>>,
     pub include_superseded: bool,
     pub include_expired: bool,
+    /// Memories consolidation archived (decayed below the floor).
+    pub include_archived: bool,
     /// Admin views: every state, or only `states` when it is not empty. Set,
     /// it replaces the two `include_*` flags.
     pub admin_states: Option<Vec<MemoryState>>,

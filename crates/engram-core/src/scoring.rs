@@ -187,6 +187,7 @@ mod tests {
             expires_at: None,
             superseded_by: None,
             deleted_at: None,
+            archived_at: None,
             provenance: Default::default(),
         }
     }

@@ -801,7 +801,7 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
         "session_id": null, "kind": "semantic", "subject": null, "attribute": null, "importance": 0.5,
         "sensitivity": null, "source": {"type": "api"}, "confidence": null, "metadata": {}, "pinned": false,
         "access_count": 0, "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-        "last_used_at": null, "expires_at": null, "superseded_by": null, "value": null,
+        "last_used_at": null, "expires_at": null, "superseded_by": null, "archived_at": null, "value": null,
         "provenance": {"job_id": null, "extractor": null, "model": null, "prompt_version": null}
     });
     assert!(validator("Memory").is_valid(&memory));

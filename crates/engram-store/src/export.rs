@@ -94,6 +94,11 @@ pub struct ExportedMemory {
     pub expires_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The importance as stated, which decay works from (null: `importance`).
+    #[serde(default)]
+    pub base_importance: Option<f32>,
+    #[serde(default)]
+    pub archived_at: Option<DateTime<Utc>>,
     pub job_id: Option<Uuid>,
     pub extractor: Option<String>,
     pub model: Option<String>,
@@ -175,7 +180,7 @@ pub struct UserExport {
 const EXPORT_MEMORY_COLUMNS: &str = "id, user_id, agent_id, session_id, kind, subject, attribute, \
     value, content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
     access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, \
-    job_id, extractor, model, prompt_version";
+    job_id, extractor, model, prompt_version, base_importance, archived_at";
 
 const EXPORT_HISTORY_COLUMNS: &str = "id, memory_id, event, old_content, new_content, \
     old_metadata, new_metadata, actor, reason, created_at, job_id, source_message, extractor, \
@@ -256,7 +261,7 @@ impl Store {
                 "INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, kind, subject, attribute, \
                  value, content, embedding, content_hash, importance, sensitivity, source_type, source_ref, \
                  confidence, metadata, pinned, access_count, created_at, updated_at, last_used_at, expires_at, \
-                 deleted_at, job_id, extractor, model, prompt_version) ",
+                 deleted_at, job_id, extractor, model, prompt_version, base_importance, archived_at) ",
             );
             q.push_values(chunk.iter().zip(vectors), |mut b, (m, v)| {
                 b.push_bind(tenant)
@@ -287,7 +292,9 @@ impl Store {
                     .push_bind(m.job_id)
                     .push_bind(&m.extractor)
                     .push_bind(&m.model)
-                    .push_bind(&m.prompt_version);
+                    .push_bind(&m.prompt_version)
+                    .push_bind(m.base_importance)
+                    .push_bind(m.archived_at);
             });
             q.build().execute(&mut *tx).await.map_err(already_there)?;
         }

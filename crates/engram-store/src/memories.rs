@@ -583,6 +583,9 @@ fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilte
         Some(states) if !states.is_empty() => push_states(q, states, f.now),
         Some(_) => {}
         None => {
+            if !f.include_archived {
+                q.push(" AND archived_at IS NULL");
+            }
             if !f.include_superseded {
                 q.push(" AND superseded_by IS NULL");
             }
@@ -628,13 +631,16 @@ fn push_states(
         match state {
             MemoryState::Deleted => q.push("deleted_at IS NOT NULL"),
             MemoryState::Superseded => q.push("(deleted_at IS NULL AND superseded_by IS NOT NULL)"),
+            MemoryState::Archived => {
+                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND archived_at IS NOT NULL)")
+            }
             MemoryState::Expired => {
-                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND expires_at <= ");
+                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND archived_at IS NULL AND expires_at <= ");
                 push_now(q, now);
                 q.push(")")
             }
             MemoryState::Live => {
-                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > ");
+                q.push("(deleted_at IS NULL AND superseded_by IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > ");
                 push_now(q, now);
                 q.push("))")
             }

@@ -27,7 +27,7 @@ impl Store {
         now: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Memory>, StoreError> {
-        let live = "tenant_id = $1 AND user_id = $2 AND deleted_at IS NULL
+        let live = "tenant_id = $1 AND user_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
                     AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > $3)";
         let sql = format!(
             "SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = $1 AND id IN (

@@ -11,7 +11,7 @@ pub(crate) const MEMORY_COLUMNS: &str =
     "id, user_id, agent_id, session_id, kind, subject, attribute, value, \
     content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
     access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, job_id, \
-    extractor, model, prompt_version";
+    extractor, model, prompt_version, archived_at";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct MemoryRow {
@@ -42,6 +42,7 @@ pub(crate) struct MemoryRow {
     extractor: Option<String>,
     model: Option<String>,
     prompt_version: Option<String>,
+    archived_at: Option<DateTime<Utc>>,
 }
 
 impl From<MemoryRow> for Memory {
@@ -75,6 +76,7 @@ impl From<MemoryRow> for Memory {
             expires_at: r.expires_at,
             superseded_by: r.superseded_by,
             deleted_at: r.deleted_at,
+            archived_at: r.archived_at,
             provenance: Provenance {
                 job_id: r.job_id,
                 extractor: r.extractor,
