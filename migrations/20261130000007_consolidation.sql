@@ -33,3 +33,7 @@ CREATE TABLE consolidation_progress (
     counts      jsonb NOT NULL,
     PRIMARY KEY (run_id, tenant_id, user_id)
 );
+
+ALTER TABLE memory_history DROP CONSTRAINT memory_history_event_check;
+ALTER TABLE memory_history ADD CONSTRAINT memory_history_event_check
+    CHECK (event IN ('ADD', 'UPDATE', 'SUPERSEDE', 'MERGE', 'NOOP', 'DELETE', 'REVERT', 'ARCHIVE'));

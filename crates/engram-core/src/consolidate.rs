@@ -98,6 +98,8 @@ pub enum Operation {
         canonical: Uuid,
         merged: Vec<Uuid>,
         content: String,
+        /// The member whose wording (and so embedding) the canonical takes.
+        content_from: Uuid,
         importance: f32,
         access_count: i64,
         reason: String,
@@ -203,9 +205,11 @@ pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> 
         }
     }
 
-    // 3. Near-duplicates among what is left: greedy clusters around the
-    // most important (pinned first) memory, same subject + attribute when
-    // both know theirs.
+    // 3. Near-duplicates among what is left: clusters grow from the most
+    // important (pinned first) memory through every memory within the
+    // threshold of one already in (single linkage: "likes coffee" and
+    // "LIKES COFFEE..." meet through "Likes coffee."), keeping to the same
+    // subject + attribute when both know theirs.
     let mut rest: Vec<&MemoryView> = live.into_iter().filter(|m| !gone.contains(&m.id)).collect();
     rest.sort_by(|a, b| {
         (b.pinned, b.importance, b.created_at, b.id)
@@ -217,16 +221,24 @@ pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> 
         if clustered.contains(&head.id) {
             continue;
         }
-        let members: Vec<&MemoryView> = rest[i + 1..]
-            .iter()
-            .filter(|m| {
-                !clustered.contains(&m.id)
-                    && !m.pinned
-                    && compatible(head, m)
-                    && cosine(&head.embedding, &m.embedding) >= p.duplicate_threshold
-            })
-            .copied()
-            .collect();
+        let mut members: Vec<&MemoryView> = Vec::new();
+        let mut joined: HashSet<Uuid> = HashSet::new();
+        let mut frontier: Vec<&MemoryView> = vec![*head];
+        while let Some(seed) = frontier.pop() {
+            for m in &rest[i + 1..] {
+                if clustered.contains(&m.id)
+                    || m.pinned
+                    || joined.contains(&m.id)
+                    || !compatible(head, m)
+                    || cosine(&seed.embedding, &m.embedding) < p.duplicate_threshold
+                {
+                    continue;
+                }
+                joined.insert(m.id);
+                members.push(m);
+                frontier.push(m);
+            }
+        }
         if members.is_empty() {
             continue;
         }
@@ -235,11 +247,11 @@ pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> 
             .chain(members.iter().copied())
             .collect();
         // The most specific wording: the longest.
-        let content = all
+        let wording = all
             .iter()
             .max_by_key(|m| (m.content.chars().count(), m.created_at))
-            .map(|m| m.content.clone())
-            .unwrap_or_default();
+            .copied()
+            .unwrap_or(*head);
         let importance = all.iter().map(|m| m.importance).fold(0.0, f32::max);
         let access_count = all.iter().map(|m| m.access_count).sum();
         for m in &members {
@@ -249,7 +261,8 @@ pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> 
         ops.push(Operation::Merge {
             canonical: head.id,
             merged: members.iter().map(|m| m.id).collect(),
-            content,
+            content: wording.content.clone(),
+            content_from: wording.id,
             importance,
             access_count,
             reason: format!(

@@ -194,8 +194,10 @@ pub enum HistoryEvent {
     Noop,
     Delete,
     Revert,
+    /// Consolidation archived it (decayed below the floor).
+    Archive,
 }
-str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Noop => "NOOP", Delete => "DELETE", Revert => "REVERT" });
+str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Noop => "NOOP", Delete => "DELETE", Revert => "REVERT", Archive => "ARCHIVE" });
 
 /// Where a background job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

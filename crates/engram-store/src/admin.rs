@@ -402,7 +402,7 @@ pub(crate) async fn commit_with_receipt(
 
 /// Deletes memories with their history and scrubs job results quoting them,
 /// adding `memories`, `memory_history` and `job_results` to `counts`.
-async fn delete_memories(
+pub(crate) async fn delete_memories(
     conn: &mut PgConnection,
     tenant: Uuid,
     ids: &[Uuid],

@@ -8,6 +8,7 @@
 
 mod admin;
 mod audit;
+mod consolidation;
 mod error;
 mod export;
 mod extraction;

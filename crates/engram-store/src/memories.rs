@@ -224,7 +224,10 @@ impl Store {
     pub async fn touch_memories(&self, tenant: Uuid, ids: &[Uuid]) -> Result<(), StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query(
-            "UPDATE memories SET last_used_at = now(), access_count = access_count + 1
+            // Use restores what decay took (consolidation decays from
+            // base_importance since last use).
+            "UPDATE memories SET last_used_at = now(), access_count = access_count + 1,
+                    importance = coalesce(base_importance, importance)
              WHERE tenant_id = $1 AND id = ANY($2)",
         )
         .bind(tenant)

@@ -144,6 +144,20 @@ impl Store {
                 .await?;
                 old
             }
+            // Restoring an archived memory: back in search at its stated
+            // importance, used now (so the next run does not archive it again).
+            HistoryEvent::Archive => {
+                sqlx::query(
+                    "UPDATE memories SET archived_at = NULL, importance = coalesce(base_importance, importance),
+                            last_used_at = now(), updated_at = now()
+                     WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                content.clone()
+            }
             HistoryEvent::Delete => {
                 sqlx::query("UPDATE memories SET deleted_at = NULL, updated_at = now() WHERE tenant_id = $1 AND id = $2")
                     .bind(tenant)
