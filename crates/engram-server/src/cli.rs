@@ -103,3 +103,33 @@ pub async fn import(
         .import_user(tenant_id, &doc, &embeddings, audit)
         .await?)
 }
+
+/// Runs consolidation now for one user (of `tenant`, by id or name; the
+/// default tenant otherwise) or everyone; `None` when another process holds
+/// the cluster lock.
+pub async fn consolidate(
+    store: &Store,
+    user: Option<&str>,
+    tenant: Option<&str>,
+    dry_run: bool,
+) -> anyhow::Result<Option<engram_store::ConsolidationRun>> {
+    let target = match user {
+        Some(u) => {
+            let tenant = match tenant {
+                Some(t) => store.find_tenant(t).await.context("no such tenant")?.0,
+                None => engram_core::DEFAULT_TENANT,
+            };
+            engram_worker::RunTarget::User {
+                tenant,
+                user_id: u.to_owned(),
+            }
+        }
+        None => engram_worker::RunTarget::Everyone,
+    };
+    let consolidator = engram_worker::Consolidator {
+        store: store.clone(),
+        clock: std::sync::Arc::new(engram_core::SystemClock),
+        settings: Default::default(),
+    };
+    Ok(consolidator.run(target, dry_run, "cli", None).await?)
+}

@@ -56,6 +56,22 @@ enum Command {
         /// The export document.
         file: std::path::PathBuf,
     },
+    /// Consolidate now: merge near-duplicates, resolve conflicts, decay,
+    /// archive and purge; prints the run's report. One process at a time
+    /// across the cluster (exits 3 if another holds the lock).
+    Consolidate {
+        #[command(flatten)]
+        db: DatabaseArgs,
+        /// Only this user (of `--tenant`, default the default tenant).
+        #[arg(long)]
+        user: Option<String>,
+        /// The user's tenant, by id or name.
+        #[arg(long, requires = "user")]
+        tenant: Option<String>,
+        /// Plan and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -161,6 +177,24 @@ async fn run() -> anyhow::Result<()> {
                 KeysAction::Revoke { id } => {
                     cli::revoke_key(&store, &id).await?;
                     eprintln!("revoked key {id}");
+                }
+            }
+        }
+        Command::Consolidate {
+            db,
+            user,
+            tenant,
+            dry_run,
+        } => {
+            let store = connect(&db).await?;
+            store.migrate().await.context("applying migrations")?;
+            let report =
+                cli::consolidate(&store, user.as_deref(), tenant.as_deref(), dry_run).await?;
+            match report {
+                Some(run) => println!("{}", serde_json::to_string_pretty(&run)?),
+                None => {
+                    eprintln!("another process is consolidating; try again when it has finished");
+                    std::process::exit(3);
                 }
             }
         }

@@ -207,3 +207,113 @@ async fn pinned_memories_survive_and_stale_ones_archive_and_come_back(pool: PgPo
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(live(&app, "old").await.len(), 2);
 }
+
+fn consolidator(pool: &PgPool) -> engram_worker::Consolidator {
+    engram_worker::Consolidator {
+        store: Store::new(pool.clone()),
+        clock: std::sync::Arc::new(engram_core::SystemClock),
+        settings: Default::default(),
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn two_servers_started_together_consolidate_once(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let now = Utc::now();
+    for user in ["a", "b", "c"] {
+        for text in ["likes tea", "Likes tea.", "likes tea!"] {
+            add_at(&app, user, text, now).await;
+        }
+    }
+    let (one, two) = (consolidator(&pool), consolidator(&pool));
+    let (r1, r2) = tokio::join!(
+        one.run(engram_worker::RunTarget::Everyone, false, "schedule", None),
+        two.run(engram_worker::RunTarget::Everyone, false, "schedule", None)
+    );
+    let runs: Vec<_> = [r1.unwrap(), r2.unwrap()].into_iter().flatten().collect();
+    // Either one ran and the other found the lock taken, or they ran one
+    // after the other and the second found nothing left to merge.
+    let merges: i64 = runs
+        .iter()
+        .map(|r| r.counts["merge"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(merges, 3, "one merge per user, never twice: {runs:?}");
+    for user in ["a", "b", "c"] {
+        assert_eq!(live(&app, user).await.len(), 1, "{user}");
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_run_killed_midway_resumes_without_redoing_users(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let now = Utc::now();
+    for user in ["a", "b"] {
+        for text in ["likes tea", "Likes tea.", "likes tea!"] {
+            add_at(&app, user, text, now).await;
+        }
+    }
+    let store = Store::new(pool.clone());
+    // A run that finished user "a", then died (no heartbeat since).
+    let dead = store
+        .start_run(None, None, false, "schedule")
+        .await
+        .unwrap();
+    let params = ConsolidationParams::defaults(Utc::now());
+    let (_, counts) = store
+        .consolidate_user(DEFAULT_TENANT, "a", false, Utc::now(), |v| plan(v, &params))
+        .await
+        .unwrap();
+    store
+        .record_user(dead.id, DEFAULT_TENANT, "a", &counts, None)
+        .await
+        .unwrap();
+    sqlx::query(
+        "UPDATE consolidation_runs SET heartbeat_at = now() - interval '1 hour' WHERE id = $1",
+    )
+    .bind(dead.id)
+    .execute(&pool)
+    .await
+    .unwrap();
+
+    let run = consolidator(&pool)
+        .run(engram_worker::RunTarget::Everyone, false, "schedule", None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(run.id, dead.id, "the same run, resumed");
+    assert_eq!(run.status, "done");
+    assert_eq!(run.users_done, 2);
+    assert_eq!(
+        run.counts["merge"], 2,
+        "a once before the crash, b once after: {run:?}"
+    );
+    let progress: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM consolidation_progress WHERE run_id = $1")
+            .bind(run.id)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(progress, 2);
+    for user in ["a", "b"] {
+        assert_eq!(live(&app, user).await.len(), 1, "{user}");
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_dry_run_reports_the_plan_and_changes_nothing(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let now = Utc::now();
+    for text in ["likes tea", "Likes tea.", "likes tea!"] {
+        add_at(&app, "d", text, now).await;
+    }
+    let run = consolidator(&pool)
+        .run(engram_worker::RunTarget::Everyone, true, "cli", None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(run.dry_run);
+    assert_eq!(run.counts["merge"], 1);
+    let planned = run.planned.unwrap();
+    assert_eq!(planned[0]["operations"][0]["op"], "merge", "{planned}");
+    assert_eq!(live(&app, "d").await.len(), 3);
+}

@@ -315,3 +315,181 @@ async fn apply(
     }
     Ok(())
 }
+
+/// A consolidation run as recorded.
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+pub struct ConsolidationRun {
+    pub id: Uuid,
+    pub tenant_id: Option<Uuid>,
+    pub user_id: Option<String>,
+    pub dry_run: bool,
+    pub trigger: String,
+    pub status: String,
+    pub started_at: DateTime<Utc>,
+    pub heartbeat_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub users_done: i32,
+    pub counts: serde_json::Value,
+    pub errors: serde_json::Value,
+    pub planned: Option<serde_json::Value>,
+}
+
+const RUN_COLUMNS: &str =
+    "id, tenant_id, user_id, dry_run, trigger, status, started_at, heartbeat_at, \
+    finished_at, users_done, counts, errors, planned";
+
+impl Store {
+    /// Records a new run.
+    pub async fn start_run(
+        &self,
+        tenant: Option<Uuid>,
+        user_id: Option<&str>,
+        dry_run: bool,
+        trigger: &str,
+    ) -> Result<ConsolidationRun, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "INSERT INTO consolidation_runs (id, tenant_id, user_id, dry_run, trigger)
+             VALUES ($1, $2, $3, $4, $5) RETURNING {RUN_COLUMNS}"
+        ))
+        .bind(Uuid::now_v7())
+        .bind(tenant)
+        .bind(user_id)
+        .bind(dry_run)
+        .bind(trigger)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// A run left `running` whose heartbeat is older than `stale_secs`: its
+    /// process died; the next one resumes it.
+    pub async fn abandoned_run(
+        &self,
+        stale_secs: f64,
+    ) -> Result<Option<ConsolidationRun>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {RUN_COLUMNS} FROM consolidation_runs
+             WHERE status = 'running' AND NOT dry_run
+               AND heartbeat_at < now() - make_interval(secs => $1)
+             ORDER BY started_at LIMIT 1"
+        ))
+        .bind(stale_secs)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    /// Whether `run` already finished this user (a resumed run skips them).
+    pub async fn user_done(
+        &self,
+        run: Uuid,
+        tenant: Uuid,
+        user_id: &str,
+    ) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM consolidation_progress
+                            WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3)",
+        )
+        .bind(run)
+        .bind(tenant)
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// Records a finished user: progress row, counts added to the run's,
+    /// heartbeat; dry runs also keep (a bounded number of) planned operations.
+    pub async fn record_user(
+        &self,
+        run: Uuid,
+        tenant: Uuid,
+        user_id: &str,
+        counts: &Counts,
+        planned: Option<&[Operation]>,
+    ) -> Result<(), StoreError> {
+        let counts = serde_json::to_value(counts).unwrap_or_default();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(run)
+        .bind(tenant)
+        .bind(user_id)
+        .bind(&counts)
+        .execute(&mut *tx)
+        .await?;
+        let planned = planned.map(
+            |ops| serde_json::json!([{"tenant_id": tenant, "user_id": user_id, "operations": ops}]),
+        );
+        sqlx::query(
+            "UPDATE consolidation_runs SET users_done = users_done + 1, heartbeat_at = now(),
+                counts = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM (
+                    SELECT k, sum(v::bigint) AS v FROM (
+                        SELECT key AS k, value AS v FROM jsonb_each_text(counts)
+                        UNION ALL SELECT key, value FROM jsonb_each_text($2)) kv GROUP BY k) s),
+                planned = CASE WHEN $3::jsonb IS NULL THEN planned
+                               WHEN jsonb_array_length(coalesce(planned, '[]'::jsonb)) >= 1000 THEN planned
+                               ELSE coalesce(planned, '[]'::jsonb) || $3::jsonb END
+             WHERE id = $1",
+        )
+        .bind(run)
+        .bind(&counts)
+        .bind(planned)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Ends a run: `done`, or `failed` with its errors.
+    pub async fn finish_run(
+        &self,
+        run: Uuid,
+        errors: &[String],
+    ) -> Result<ConsolidationRun, StoreError> {
+        let status = if errors.is_empty() { "done" } else { "failed" };
+        Ok(sqlx::query_as(&format!(
+            "UPDATE consolidation_runs SET status = $2, finished_at = now(), heartbeat_at = now(),
+                    errors = errors || $3
+             WHERE id = $1 RETURNING {RUN_COLUMNS}"
+        ))
+        .bind(run)
+        .bind(status)
+        .bind(serde_json::to_value(errors).unwrap_or_default())
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// The latest runs, newest first.
+    pub async fn list_runs(&self, limit: usize) -> Result<Vec<ConsolidationRun>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {RUN_COLUMNS} FROM consolidation_runs ORDER BY started_at DESC, id DESC LIMIT $1"
+        ))
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Runs `body` holding the cluster-wide consolidation lock, or returns
+    /// `None` at once when another process holds it: however many replicas
+    /// are up, one consolidates. A session-level advisory lock on a
+    /// connection kept for the duration, released when it ends (or dies).
+    pub async fn with_consolidation_lock<T, F>(&self, body: F) -> Result<Option<T>, StoreError>
+    where
+        F: std::future::Future<Output = T>,
+    {
+        let mut conn = self.pool.acquire().await?;
+        let got: bool = sqlx::query_scalar(
+            "SELECT pg_try_advisory_lock(hashtextextended('engram/consolidation', 0))",
+        )
+        .fetch_one(&mut *conn)
+        .await?;
+        if !got {
+            return Ok(None);
+        }
+        let out = body.await;
+        sqlx::query("SELECT pg_advisory_unlock(hashtextextended('engram/consolidation', 0))")
+            .execute(&mut *conn)
+            .await?;
+        Ok(Some(out))
+    }
+}

@@ -23,6 +23,7 @@ mod tenant;
 
 pub use admin::{source_hash, Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
+pub use consolidation::ConsolidationRun;
 pub use error::StoreError;
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,

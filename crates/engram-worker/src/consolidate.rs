@@ -1,0 +1,176 @@
+//! Consolidation runs: user by user in pages, each user in one short
+//! transaction, under a cluster-wide advisory lock so one replica runs it,
+//! recorded with per-user progress so a run that died resumes without
+//! redoing finished users (and redoing one would change nothing: planning
+//! starts from the data as it is).
+
+use std::sync::Arc;
+
+use chrono::Duration;
+use engram_core::access::subject_hash;
+use engram_core::consolidate::{plan, ConsolidationParams};
+use engram_core::Clock;
+use engram_store::{ConsolidationRun, Store, StoreError};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy)]
+pub struct ConsolidationSettings {
+    pub duplicate_threshold: f32,
+    pub half_life_days: f64,
+    pub archive_floor: f32,
+    pub expired_grace_days: i64,
+    pub deleted_retention_days: i64,
+    /// Users read per page.
+    pub page: usize,
+    /// A running run without a heartbeat for this long is resumed.
+    pub stale_after_secs: f64,
+}
+
+impl Default for ConsolidationSettings {
+    fn default() -> Self {
+        Self {
+            duplicate_threshold: 0.9,
+            half_life_days: 90.0,
+            archive_floor: 0.05,
+            expired_grace_days: 30,
+            deleted_retention_days: 30,
+            page: 200,
+            stale_after_secs: 300.0,
+        }
+    }
+}
+
+impl ConsolidationSettings {
+    fn params(&self, now: chrono::DateTime<chrono::Utc>) -> ConsolidationParams {
+        ConsolidationParams {
+            duplicate_threshold: self.duplicate_threshold,
+            half_life_days: self.half_life_days,
+            archive_floor: self.archive_floor,
+            expired_grace: Duration::days(self.expired_grace_days),
+            deleted_retention: Duration::days(self.deleted_retention_days),
+            now,
+        }
+    }
+}
+
+/// Whom a run covers: one user of a tenant, or everyone.
+#[derive(Debug, Clone)]
+pub enum RunTarget {
+    Everyone,
+    User { tenant: Uuid, user_id: String },
+}
+
+pub struct Consolidator {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    pub settings: ConsolidationSettings,
+}
+
+impl Consolidator {
+    /// Runs consolidation, or returns `None` when another process holds the
+    /// cluster lock. `started` hears the run id as soon as it exists.
+    pub async fn run(
+        &self,
+        target: RunTarget,
+        dry_run: bool,
+        trigger: &str,
+        started: Option<tokio::sync::oneshot::Sender<Uuid>>,
+    ) -> Result<Option<ConsolidationRun>, StoreError> {
+        let work = async {
+            let run = match (&target, dry_run) {
+                (RunTarget::Everyone, false) => {
+                    match self
+                        .store
+                        .abandoned_run(self.settings.stale_after_secs)
+                        .await?
+                    {
+                        Some(r) => {
+                            tracing::info!(run = %r.id, users_done = r.users_done, "resuming an abandoned consolidation run");
+                            r
+                        }
+                        None => self.store.start_run(None, None, false, trigger).await?,
+                    }
+                }
+                (RunTarget::Everyone, true) => {
+                    self.store.start_run(None, None, true, trigger).await?
+                }
+                (RunTarget::User { tenant, user_id }, _) => {
+                    self.store
+                        .start_run(Some(*tenant), Some(user_id), dry_run, trigger)
+                        .await?
+                }
+            };
+            if let Some(tx) = started {
+                let _ = tx.send(run.id);
+            }
+            let mut errors = Vec::new();
+            match &target {
+                RunTarget::User { tenant, user_id } => {
+                    self.one_user(&run, *tenant, user_id, dry_run, &mut errors)
+                        .await?;
+                }
+                RunTarget::Everyone => {
+                    let mut after = None;
+                    loop {
+                        let users = self
+                            .store
+                            .users_to_consolidate(after.clone(), self.settings.page)
+                            .await?;
+                        let Some(last) = users.last().cloned() else {
+                            break;
+                        };
+                        for (tenant, user_id) in users {
+                            if self.store.user_done(run.id, tenant, &user_id).await? {
+                                continue;
+                            }
+                            self.one_user(&run, tenant, &user_id, dry_run, &mut errors)
+                                .await?;
+                        }
+                        after = Some(last);
+                    }
+                }
+            }
+            self.store.finish_run(run.id, &errors).await
+        };
+        match self.store.with_consolidation_lock(work).await? {
+            Some(result) => result.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// One user; a failure is recorded (without the user's id: its hash) and
+    /// the run goes on.
+    async fn one_user(
+        &self,
+        run: &ConsolidationRun,
+        tenant: Uuid,
+        user_id: &str,
+        dry_run: bool,
+        errors: &mut Vec<String>,
+    ) -> Result<(), StoreError> {
+        let now = self.clock.now();
+        let params = self.settings.params(now);
+        match self
+            .store
+            .consolidate_user(tenant, user_id, dry_run, now, |v| plan(v, &params))
+            .await
+        {
+            Ok((ops, counts)) => {
+                self.store
+                    .record_user(
+                        run.id,
+                        tenant,
+                        user_id,
+                        &counts,
+                        dry_run.then_some(&ops[..]),
+                    )
+                    .await
+            }
+            Err(e) => {
+                tracing::warn!(run = %run.id, error = %e, "consolidating a user failed");
+                errors.push(format!("user {}: {e}", subject_hash(tenant, user_id)));
+                Ok(())
+            }
+        }
+    }
+}
