@@ -671,3 +671,25 @@ pub struct PatchProfileRequest {
     pub memory: Option<String>,
     pub remove: Option<bool>,
 }
+
+// ---- consolidation -----------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsolidateRequest {
+    /// Only this user (of the tenant acted in); everyone when absent.
+    pub user_id: Option<String>,
+    pub dry_run: Option<bool>,
+    pub wait: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsQuery {
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RunsResponse {
+    pub runs: Vec<engram_store::ConsolidationRun>,
+}

@@ -146,6 +146,18 @@ fn routes() -> Vec<Route> {
         ),
         route(M::GET, "/v1/admin/audit", admin_only, admin::list_audit),
         route(
+            M::POST,
+            "/v1/admin/consolidate",
+            admin_only,
+            admin::consolidate,
+        ),
+        route(
+            M::GET,
+            "/v1/admin/consolidation-runs",
+            admin_only,
+            admin::list_consolidation_runs,
+        ),
+        route(
             M::GET,
             "/v1/admin/users/{user_id}/memories",
             gdpr,

@@ -588,6 +588,56 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     )
     .await; // 422
 
+    // Consolidation.
+    let (cons, runs) = ("/v1/admin/consolidate", "/v1/admin/consolidation-runs");
+    let r = call(
+        &app,
+        &mut c,
+        Method::POST,
+        cons,
+        cons,
+        Some(json!({"dry_run": true, "wait": true})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = call(
+        &app,
+        &mut c,
+        Method::POST,
+        cons,
+        cons,
+        Some(json!({"user_id": "u"})),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        cons,
+        cons,
+        Some(json!({"user_id": ""})),
+    )
+    .await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/consolidation-runs?limit=5",
+        runs,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/consolidation-runs?limit=0",
+        runs,
+        None,
+    )
+    .await; // 422
+
     // Sessions, context and the profile.
     let (sm, ss, ctx, prof) = (
         "/v1/sessions/{session_id}/messages",

@@ -430,3 +430,67 @@ fn receipt(caller: &Caller, counts: engram_store::Counts) -> ErasureReceipt {
         counts,
     }
 }
+
+// ---- consolidation ---------------------------------------------------------------
+
+/// Starts a consolidation run: one user of the caller's tenant, or everyone.
+/// `wait: true` answers with the finished run; otherwise 202 with its id as
+/// soon as it holds the cluster lock. 409 when another run holds it.
+pub async fn consolidate(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(req): ApiJson<ConsolidateRequest>,
+) -> Result<Response, ApiError> {
+    let target = match &req.user_id {
+        Some(u) => engram_worker::RunTarget::User {
+            tenant: caller.tenant_id,
+            user_id: validate::identifier("user_id", u, &state.config.limits)?,
+        },
+        None => engram_worker::RunTarget::Everyone,
+    };
+    let dry_run = req.dry_run.unwrap_or(false);
+    let consolidator = engram_worker::Consolidator {
+        store: state.store.clone(),
+        clock: state.clock.clone(),
+        settings: Default::default(),
+    };
+    let busy = || ApiError::Conflict("another consolidation run is in progress".into());
+    if req.wait.unwrap_or(false) {
+        let run = consolidator
+            .run(target, dry_run, "api", None)
+            .await?
+            .ok_or_else(busy)?;
+        return Ok((StatusCode::OK, Json(run)).into_response());
+    }
+    let (started, id) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(async move {
+        consolidator
+            .run(target, dry_run, "api", Some(started))
+            .await
+    });
+    match id.await {
+        Ok(run_id) => Ok((
+            StatusCode::ACCEPTED,
+            Json(serde_json::json!({"run_id": run_id, "status": "running"})),
+        )
+            .into_response()),
+        // The run never started: the lock was taken, or the store failed.
+        Err(_) => match task.await {
+            Ok(Ok(None)) => Err(busy()),
+            Ok(Err(e)) => Err(e.into()),
+            _ => Err(ApiError::Internal(
+                "the consolidation task ended early".into(),
+            )),
+        },
+    }
+}
+
+pub async fn list_consolidation_runs(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<RunsQuery>,
+) -> Result<Json<RunsResponse>, ApiError> {
+    let limit = dto::page_limit(q.limit, 20)?;
+    Ok(Json(RunsResponse {
+        runs: state.store.list_runs(limit).await?,
+    }))
+}
