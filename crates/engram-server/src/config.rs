@@ -127,6 +127,30 @@ pub struct ContextArgs {
     pub summary_max_tokens: u32,
 }
 
+/// Nightly consolidation inside `engram serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ConsolidationArgs {
+    /// Cron expression (five fields, UTC), or `off`.
+    #[arg(
+        long = "consolidation-schedule",
+        env = "ENGRAM_CONSOLIDATION_SCHEDULE",
+        default_value = "0 3 * * *"
+    )]
+    pub schedule: String,
+}
+
+impl ConsolidationArgs {
+    /// The parsed schedule; `None` when off.
+    pub fn schedule(&self) -> anyhow::Result<Option<croner::Cron>> {
+        if self.schedule.trim().eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        engram_worker::parse_schedule(&self.schedule)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("ENGRAM_CONSOLIDATION_SCHEDULE: {e}"))
+    }
+}
+
 /// The LLM used for fact extraction; without a base URL, built-in rules extract.
 #[derive(Debug, Clone, Args)]
 pub struct LlmArgs {

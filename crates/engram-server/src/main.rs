@@ -5,7 +5,9 @@ use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
 use engram_core::{Clock, SystemClock};
-use engram_server::config::{ContextArgs, DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs};
+use engram_server::config::{
+    ConsolidationArgs, ContextArgs, DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs,
+};
 use engram_server::{
     cli, configured_pipeline, connect, embedder, prepare, serve, shutdown_signal, telemetry,
 };
@@ -108,6 +110,8 @@ struct ServeCommand {
     llm: LlmArgs,
     #[command(flatten)]
     context: ContextArgs,
+    #[command(flatten)]
+    consolidation: ConsolidationArgs,
 }
 
 #[derive(clap::Args)]
@@ -221,11 +225,13 @@ async fn run() -> anyhow::Result<()> {
                 worker,
                 llm,
                 context,
+                consolidation,
             } = *cmd;
+            let schedule = consolidation.schedule()?;
             let api_key = args.api_key.clone().context(
                 "no API key: set ENGRAM_API_KEY (`make run` generates one and keeps it in .data/api-key)",
             )?;
-            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
+            tracing::info!(db = ?db, embed = ?embed, serve = ?args, worker = ?worker, llm = ?llm, context = ?context, consolidation = ?consolidation, "effective configuration");
             let store = connect(&db).await?;
             let embedder = embedder(&embed)?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -238,11 +244,23 @@ async fn run() -> anyhow::Result<()> {
             )
             .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
-            let workers = engram_worker::spawn_workers(
-                configured_pipeline(store, embedder, &llm, &context, clock),
+            let mut workers = engram_worker::spawn_workers(
+                configured_pipeline(store.clone(), embedder, &llm, &context, clock.clone()),
                 worker.worker_config(),
-                stopped,
+                stopped.clone(),
             );
+            if let Some(schedule) = schedule {
+                let consolidator = Arc::new(engram_worker::Consolidator {
+                    store,
+                    clock,
+                    settings: Default::default(),
+                });
+                workers.push(engram_worker::spawn_schedule(
+                    consolidator,
+                    schedule,
+                    stopped,
+                ));
+            }
             let listener = tokio::net::TcpListener::bind(args.bind)
                 .await
                 .with_context(|| format!("could not bind {}", args.bind))?;

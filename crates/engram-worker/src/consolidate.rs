@@ -174,3 +174,82 @@ impl Consolidator {
         }
     }
 }
+
+/// When consolidation runs inside `engram serve`: a cron expression
+/// (croner: POSIX five fields, UTC), parsed once at start.
+pub fn parse_schedule(expr: &str) -> Result<croner::Cron, String> {
+    use std::str::FromStr as _;
+    croner::Cron::from_str(expr).map_err(|e| format!("{expr:?} is not a cron expression: {e}"))
+}
+
+/// Runs consolidation at every occurrence of `schedule` until `stop`, and
+/// once at start when a run was left unfinished (its process died). On
+/// several replicas each tries; the cluster lock lets one run.
+pub fn spawn_schedule(
+    consolidator: Arc<Consolidator>,
+    schedule: croner::Cron,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        match consolidator
+            .store
+            .abandoned_run(consolidator.settings.stale_after_secs)
+            .await
+        {
+            Ok(Some(_)) => run_scheduled(&consolidator).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look for an unfinished consolidation run")
+            }
+        }
+        loop {
+            let now = consolidator.clock.now();
+            let Ok(next) = schedule.find_next_occurrence(&now, false) else {
+                tracing::warn!("the consolidation schedule has no next occurrence; not scheduling");
+                return;
+            };
+            let wait = (next - now).to_std().unwrap_or_default();
+            tracing::info!(next = %next, "next consolidation run");
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => run_scheduled(&consolidator).await,
+                changed = stop.changed() => if changed.is_err() || *stop.borrow() { return },
+            }
+        }
+    })
+}
+
+async fn run_scheduled(consolidator: &Consolidator) {
+    match consolidator
+        .run(RunTarget::Everyone, false, "schedule", None)
+        .await
+    {
+        Ok(Some(run)) => {
+            tracing::info!(run = %run.id, status = %run.status, users = run.users_done, counts = %run.counts, "consolidation run finished")
+        }
+        Ok(None) => tracing::info!("another process is consolidating; skipped"),
+        Err(e) => tracing::warn!(error = %e, "consolidation run failed"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_default_schedule_is_nightly_at_three_utc() {
+        let cron = parse_schedule("0 3 * * *").unwrap_or_else(|e| panic!("{e}"));
+        let at = chrono::Utc
+            .with_ymd_and_hms(2026, 11, 30, 17, 0, 0)
+            .unwrap();
+        let next = cron
+            .find_next_occurrence(&at, false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            next,
+            chrono::Utc.with_ymd_and_hms(2026, 12, 1, 3, 0, 0).unwrap()
+        );
+        assert!(parse_schedule("every night").is_err());
+        assert!(parse_schedule("0 25 * * *").is_err());
+    }
+}

@@ -5,6 +5,8 @@ mod consolidate;
 mod pipeline;
 mod runner;
 
-pub use consolidate::{ConsolidationSettings, Consolidator, RunTarget};
+pub use consolidate::{
+    parse_schedule, spawn_schedule, ConsolidationSettings, Consolidator, RunTarget,
+};
 pub use pipeline::{ExtractionPipeline, PipelineConfig, ResultItem};
 pub use runner::{run_one, spawn_workers, WorkerConfig};
