@@ -580,4 +580,31 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
     let (ok, _, err) = run(&["import", "/nonexistent/export.json"]);
     assert!(!ok && err.contains("could not read"), "{err}");
     std::fs::remove_file(&file).ok();
+
+    // `engram consolidate`: a dry run plans, a real run merges, for one user.
+    for text in ["likes tea", "Likes tea.", "likes tea!"] {
+        app.post(
+            "/v1/memories",
+            json!({"user_id": "tess", "infer": false, "text": text}),
+        )
+        .await;
+    }
+    let (ok, report, err) = run(&["consolidate", "--user", "tess", "--dry-run"]);
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(
+        (report["dry_run"].clone(), report["counts"]["merge"].clone()),
+        (json!(true), json!(1)),
+        "{report}"
+    );
+    let (ok, report, err) = run(&["consolidate", "--user", "tess"]);
+    assert!(ok, "{err}");
+    assert!(report.contains("\"status\": \"done\""), "{report}");
+    let live = app.get("/v1/memories?user_id=tess").await.body;
+    assert_eq!(live["results"].as_array().unwrap().len(), 1, "{live}");
+    let (ok, _, err) = run(&["consolidate", "--tenant", "acme"]);
+    assert!(
+        !ok && err.contains("--user"),
+        "--tenant needs --user: {err}"
+    );
 }
