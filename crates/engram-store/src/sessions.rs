@@ -143,24 +143,23 @@ impl Store {
             ));
         }
         let first = next - n;
-        let mut stored = Vec::with_capacity(turns.len());
-        for (i, t) in turns.iter().enumerate() {
-            let row: SessionTurn = sqlx::query_as(&format!(
-                "INSERT INTO session_messages (tenant_id, session_id, seq, id, role, content, tokens, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {TURN_COLUMNS}"
-            ))
-            .bind(tenant)
-            .bind(session_id)
-            .bind(first + i as i64)
-            .bind(Uuid::now_v7())
-            .bind(&t.role)
-            .bind(&t.content)
-            .bind(t.tokens)
-            .bind(t.created_at)
-            .fetch_one(&mut *tx)
-            .await?;
-            stored.push(row);
-        }
+        // All turns in one statement.
+        let mut q = sqlx::QueryBuilder::new(
+            "INSERT INTO session_messages (tenant_id, session_id, seq, id, role, content, tokens, created_at) ",
+        );
+        q.push_values(turns.iter().enumerate(), |mut b, (i, t)| {
+            b.push_bind(tenant)
+                .push_bind(session_id)
+                .push_bind(first + i as i64)
+                .push_bind(Uuid::now_v7())
+                .push_bind(&t.role)
+                .push_bind(&t.content)
+                .push_bind(t.tokens)
+                .push_bind(t.created_at);
+        });
+        q.push(format!(" RETURNING {TURN_COLUMNS}"));
+        let mut stored: Vec<SessionTurn> = q.build_query_as().fetch_all(&mut *tx).await?;
+        stored.sort_by_key(|t| t.seq);
         let pending: Vec<(i64, i32)> = sqlx::query_as(
             "SELECT seq, tokens FROM session_messages
              WHERE tenant_id = $1 AND session_id = $2 AND summarized_at IS NULL ORDER BY seq",

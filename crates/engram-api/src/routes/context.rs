@@ -64,7 +64,7 @@ pub async fn build_context(
     // The profile, the search and the session are independent reads: run
     // them at once (the search's embedding overlaps the other two).
     let profile = async {
-        if wants(Section::Profile) || wants(Section::Memories) {
+        if wants(Section::Profile) {
             state
                 .store
                 .profile(tenant, &user_id, now, PROFILE_LIMIT)
@@ -107,32 +107,31 @@ pub async fn build_context(
     };
     let (profile, (ranked, query_time), session) = tokio::try_join!(profile, search, session)?;
 
-    let mut candidates = Candidates::default();
-    if wants(Section::Profile) {
-        candidates.profile = profile.iter().map(profile_line).collect();
-    }
     // What the profile already says is not repeated.
-    let shown: HashSet<uuid::Uuid> = if wants(Section::Profile) {
-        profile.iter().map(|m| m.id).collect()
-    } else {
-        HashSet::new()
+    let shown: HashSet<uuid::Uuid> = profile.iter().map(|m| m.id).collect();
+    let (summary, recent) = match session {
+        Some(s) => (
+            s.summary
+                .map(|m| m.content.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            s.window
+                .iter()
+                .rev()
+                .map(|t| turn_line(&t.role, &t.content))
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
     };
-    candidates.memories = ranked
-        .iter()
-        .filter(|r| !shown.contains(&r.memory.id))
-        .map(|r| memory_line(&r.memory))
-        .collect();
-    if let Some(s) = session {
-        if let Some(summary) = s.summary {
-            candidates.summary = summary.content.lines().map(str::to_owned).collect();
-        }
-        candidates.recent = s
-            .window
+    let candidates = Candidates {
+        profile: profile.iter().map(profile_line).collect(),
+        memories: ranked
             .iter()
-            .rev()
-            .map(|t| turn_line(&t.role, &t.content))
-            .collect();
-    }
+            .filter(|r| !shown.contains(&r.memory.id))
+            .map(|r| memory_line(&r.memory))
+            .collect(),
+        summary,
+        recent,
+    };
     let block = assemble(
         &candidates,
         &priority,

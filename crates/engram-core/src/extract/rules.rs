@@ -255,29 +255,13 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             r"\b(?:i work as|i'm working as|i am working as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    "role",
-                    v,
-                    format!("User works as {}.", with_article(v)),
-                    0.7,
-                )
-            },
+            role,
         ),
         rule(
             &format!(
                 r"\b{{I_AM}}\s+(?:an?\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
             ),
-            |c, _| {
-                let v = value(c, "v")?;
-                fact(
-                    "role",
-                    v,
-                    format!("User works as {}.", with_article(v)),
-                    0.7,
-                )
-            },
+            role,
         ),
         // The usual introduction: "I'm Bob, a data scientist at Netflix".
         rule(
@@ -285,15 +269,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 r"\b{{I_AM}}\s+(?P<n>[\p{{Lu}}][\p{{L}}'’\-]*),\s+an?\s+(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
             ),
             |c, ctx| {
-                let n = value(c, "n")?;
-                is_name_like(n, ctx).then_some(())?;
-                let v = value(c, "v")?;
-                fact(
-                    "role",
-                    v,
-                    format!("User works as {}.", with_article(v)),
-                    0.7,
-                )
+                is_name_like(value(c, "n")?, ctx).then_some(())?;
+                role(c, ctx)
             },
         ),
         rule(
@@ -569,6 +546,16 @@ fn project(c: &Captures, _: &Ctx) -> Option<Fact> {
         v,
         format!("User is working on {v}."),
         0.6,
+    )
+}
+
+fn role(c: &Captures, _: &Ctx) -> Option<Fact> {
+    let v = value(c, "v")?;
+    fact(
+        "role",
+        v,
+        format!("User works as {}.", with_article(v)),
+        0.7,
     )
 }
 
