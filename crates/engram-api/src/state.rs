@@ -44,6 +44,10 @@ pub struct ApiConfig {
     pub tokens: engram_context::TokenCounter,
     /// Tokens of recent turns a new session keeps in full.
     pub session_window_tokens: u32,
+    /// Thresholds of runs started with `POST /v1/admin/consolidate`.
+    pub consolidation: engram_worker::ConsolidationSettings,
+    /// Reviews their weak conflicts (the LLM, when one is configured).
+    pub conflict_reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -70,6 +74,8 @@ impl Default for ApiConfig {
             export_page: 500,
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
             session_window_tokens: 2000,
+            consolidation: Default::default(),
+            conflict_reviewer: None,
         }
     }
 }

@@ -6,9 +6,15 @@
 //! among live facts, merge near-duplicates of what is left, then decay and
 //! archive. Pinned memories never decay, merge away, archive or lose a
 //! conflict.
+//!
+//! Conflicts the rules decide only weakly (two guesses, or two statements a
+//! day apart or less) may be reviewed first by a [`ConflictReviewer`] (an
+//! LLM); its verdicts go into the plan, keyed by the exact set of memories
+//! reviewed, so a group that changed since is decided by the rules.
 
 use std::collections::{BTreeMap, HashSet};
 
+use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -132,61 +138,244 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// The plan for one user's memories.
-pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
-    let mut ops = Vec::new();
-    let mut gone: HashSet<Uuid> = HashSet::new();
-
-    // 1. Purge what is past keeping.
-    for m in memories {
-        let reason = match (m.deleted_at, m.expires_at) {
-            (Some(d), _) if d + p.deleted_retention <= p.now => {
-                format!(
+/// Memories past keeping: expired ones after the grace period (unless
+/// pinned), deleted ones after the retention period.
+fn purges(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
+    memories
+        .iter()
+        .filter_map(|m| {
+            let reason = match (m.deleted_at, m.expires_at) {
+                (Some(d), _) if d + p.deleted_retention <= p.now => format!(
                     "deleted on {}, past the retention period",
                     d.format("%Y-%m-%d")
-                )
-            }
-            (None, Some(e)) if !m.pinned && e + p.expired_grace <= p.now => {
-                format!("expired on {}, past the grace period", e.format("%Y-%m-%d"))
-            }
-            _ => continue,
-        };
-        gone.insert(m.id);
-        ops.push(Operation::Purge { id: m.id, reason });
-    }
+                ),
+                (None, Some(e)) if !m.pinned && e + p.expired_grace <= p.now => {
+                    format!("expired on {}, past the grace period", e.format("%Y-%m-%d"))
+                }
+                _ => return None,
+            };
+            Some(Operation::Purge { id: m.id, reason })
+        })
+        .collect()
+}
 
-    let live: Vec<&MemoryView> = memories
+/// The purges, the ids they take, and the live memories left.
+fn purge_first<'a>(
+    memories: &'a [MemoryView],
+    p: &ConsolidationParams,
+) -> (Vec<Operation>, HashSet<Uuid>, Vec<&'a MemoryView>) {
+    let ops = purges(memories, p);
+    let gone: HashSet<Uuid> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Operation::Purge { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let live = memories
         .iter()
         .filter(|m| m.live(p.now) && !gone.contains(&m.id))
         .collect();
+    (ops, gone, live)
+}
 
-    // 2. Conflicts: one current value per subject + attribute. The latest
-    // explicit statement wins over older ones and over inferred ones; with
-    // no explicit statement the latest inferred one wins. Pinned memories
-    // are never superseded here.
+/// Live memories sharing a subject + attribute, two or more to a group.
+fn conflict_groups<'a>(live: &[&'a MemoryView]) -> BTreeMap<(String, String), Vec<&'a MemoryView>> {
     let mut groups: BTreeMap<(String, String), Vec<&MemoryView>> = BTreeMap::new();
-    for m in &live {
+    for m in live {
         if let Some(a) = &m.attribute {
             let subject = m.subject.clone().unwrap_or_else(|| "user".into());
             groups.entry((subject, a.clone())).or_default().push(m);
         }
     }
-    for ((_, attribute), group) in &groups {
-        if group.len() < 2 {
-            continue;
-        }
-        let winner = group
-            .iter()
-            .max_by_key(|m| (m.pinned, m.explicit(), m.created_at, m.id))
-            .copied();
-        let Some(winner) = winner else { continue };
-        for m in group {
+    groups.retain(|_, g| g.len() > 1);
+    groups
+}
+
+/// The rules' winner: pinned first, then the latest explicit statement,
+/// then (with none) the latest inferred one.
+fn rule_winner<'a>(group: &[&'a MemoryView]) -> Option<&'a MemoryView> {
+    group
+        .iter()
+        .max_by_key(|m| (m.pinned, m.explicit(), m.created_at, m.id))
+        .copied()
+}
+
+/// Whether the rules' choice is weak: nothing pinned, and the winner's
+/// strongest rival with another value is, like it, a guess, or an explicit
+/// statement made within a day of it.
+fn ambiguous(group: &[&MemoryView]) -> bool {
+    if group.iter().any(|m| m.pinned) {
+        return false;
+    }
+    let Some(winner) = rule_winner(group) else {
+        return false;
+    };
+    let rival = group
+        .iter()
+        .filter(|m| m.value.is_none() || m.value != winner.value)
+        .filter(|m| m.id != winner.id)
+        .max_by_key(|m| (m.explicit(), m.created_at, m.id));
+    match rival {
+        None => false,
+        Some(r) if !winner.explicit() => !r.explicit(),
+        Some(r) => r.explicit() && winner.created_at - r.created_at <= Duration::days(1),
+    }
+}
+
+fn group_key(group: &[&MemoryView]) -> Vec<Uuid> {
+    let mut ids: Vec<Uuid> = group.iter().map(|m| m.id).collect();
+    ids.sort();
+    ids
+}
+
+/// One statement of a conflict, as a reviewer sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Statement {
+    pub id: Uuid,
+    pub content: String,
+    pub value: Option<String>,
+    /// Said or set by the user (not inferred).
+    pub explicit: bool,
+    pub said_at: DateTime<Utc>,
+}
+
+/// Live memories giving different values for one subject + attribute, where
+/// the rules' choice is weak.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConflictGroup {
+    pub subject: String,
+    pub attribute: String,
+    /// Oldest first.
+    pub statements: Vec<Statement>,
+}
+
+impl ConflictGroup {
+    /// The key its review is filed under: the memories' ids, sorted.
+    pub fn key(&self) -> Vec<Uuid> {
+        let mut ids: Vec<Uuid> = self.statements.iter().map(|s| s.id).collect();
+        ids.sort();
+        ids
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// This memory holds now; the others are superseded by it.
+    Current(Uuid),
+    /// No conflict: every statement still holds (leave them all live).
+    AllHold,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Review {
+    pub verdict: Verdict,
+    pub reason: String,
+}
+
+/// Reviews by [`ConflictGroup::key`].
+pub type Reviews = BTreeMap<Vec<Uuid>, Review>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("the reviewer failed: {0}")]
+    Service(String),
+    #[error("the reviewer's answer is unusable: {0}")]
+    Invalid(String),
+}
+
+/// Decides weak conflicts (an LLM); the rules decide whatever it does not.
+#[async_trait]
+pub trait ConflictReviewer: Send + Sync {
+    /// Recorded in the reason: the model.
+    fn id(&self) -> &str;
+    async fn review(&self, group: &ConflictGroup) -> Result<Review, ReviewError>;
+}
+
+impl std::fmt::Debug for dyn ConflictReviewer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ConflictReviewer({})", self.id())
+    }
+}
+
+/// The conflicts among one user's memories that the rules decide weakly,
+/// as the plan would meet them (after purging).
+pub fn ambiguous_conflicts(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<ConflictGroup> {
+    let (_, _, live) = purge_first(memories, p);
+    conflict_groups(&live)
+        .into_iter()
+        .filter(|(_, g)| ambiguous(g))
+        .map(|((subject, attribute), mut g)| {
+            g.sort_by_key(|m| (m.created_at, m.id));
+            ConflictGroup {
+                subject,
+                attribute,
+                statements: g
+                    .iter()
+                    .map(|m| Statement {
+                        id: m.id,
+                        content: m.content.clone(),
+                        value: m.value.clone(),
+                        explicit: m.explicit(),
+                        said_at: m.created_at,
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The plan for one user's memories, by the rules alone.
+pub fn plan(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
+    plan_reviewed(memories, p, &Reviews::new())
+}
+
+/// The plan for one user's memories, taking `reviews` for the conflicts
+/// they cover unchanged.
+pub fn plan_reviewed(
+    memories: &[MemoryView],
+    p: &ConsolidationParams,
+    reviews: &Reviews,
+) -> Vec<Operation> {
+    // 1. Purge what is past keeping.
+    let (mut ops, mut gone, live) = purge_first(memories, p);
+
+    // 2. Conflicts: one current value per subject + attribute. The latest
+    // explicit statement wins over older ones and over inferred ones; with
+    // no explicit statement the latest inferred one wins. Pinned memories
+    // are never superseded here. A review overrides the rules for the group
+    // it saw.
+    for ((_, attribute), group) in conflict_groups(&live) {
+        let review = reviews.get(&group_key(&group));
+        let (winner, reviewed) = match review {
+            Some(Review {
+                verdict: Verdict::AllHold,
+                ..
+            }) => continue,
+            Some(Review {
+                verdict: Verdict::Current(id),
+                reason,
+            }) => match group.iter().find(|m| m.id == *id) {
+                Some(w) => (*w, Some(reason)),
+                None => match rule_winner(&group) {
+                    Some(w) => (w, None),
+                    None => continue,
+                },
+            },
+            None => match rule_winner(&group) {
+                Some(w) => (w, None),
+                None => continue,
+            },
+        };
+        for m in &group {
             if m.id == winner.id || m.pinned {
                 continue;
             }
             let same = m.value.is_some() && m.value == winner.value;
             let why = if same {
                 "the same value stated again".to_owned()
+            } else if let Some(reason) = reviewed {
+                format!("reviewed: {reason}")
             } else if !m.explicit() && winner.explicit() {
                 "an inferred value gives way to an explicit statement".to_owned()
             } else {
@@ -403,6 +592,133 @@ mod tests {
         );
         assert_eq!((*importance, *access_count), (0.9, 50));
         assert!(!merged.contains(&ms[50].id), "Leeds is not coffee");
+    }
+
+    fn drink(value: &str, created: DateTime<Utc>, source: SourceType) -> MemoryView {
+        let mut m = memory(&format!("prefers {value}"), created);
+        m.subject = Some("user".into());
+        m.attribute = Some("preference.drink".into());
+        m.value = Some(value.into());
+        m.source_type = source;
+        m.embedding = unit(value.len() as u32 + 3);
+        m
+    }
+
+    #[test]
+    fn only_weak_conflicts_are_ambiguous() {
+        let now = at(2026, 7, 1);
+        let p = ConsolidationParams::defaults(now);
+        let stated = SourceType::UserStated;
+        let inferred = SourceType::Inferred;
+        let morning = Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap();
+        let evening = Utc.with_ymd_and_hms(2026, 6, 1, 18, 0, 0).unwrap();
+        let cases = [
+            (
+                "two statements the same day",
+                stated,
+                morning,
+                stated,
+                evening,
+                true,
+            ),
+            (
+                "two statements weeks apart",
+                stated,
+                at(2026, 5, 1),
+                stated,
+                evening,
+                false,
+            ),
+            (
+                "two guesses",
+                inferred,
+                at(2026, 1, 1),
+                inferred,
+                evening,
+                true,
+            ),
+            (
+                "a statement and a later guess",
+                stated,
+                morning,
+                inferred,
+                evening,
+                false,
+            ),
+        ];
+        for (label, first, t1, second, t2, expected) in cases {
+            let ms = [drink("tea", t1, first), drink("coffee", t2, second)];
+            let groups = ambiguous_conflicts(&ms, &p);
+            assert_eq!(groups.len() == 1, expected, "{label}: {groups:?}");
+        }
+        // The same value twice is no conflict at all.
+        let ms = [drink("tea", morning, stated), drink("tea", evening, stated)];
+        assert!(ambiguous_conflicts(&ms, &p).is_empty());
+        // Pinned values are never reviewed.
+        let mut ms = [
+            drink("tea", morning, stated),
+            drink("coffee", evening, stated),
+        ];
+        ms[0].pinned = true;
+        assert!(ambiguous_conflicts(&ms, &p).is_empty());
+    }
+
+    #[test]
+    fn a_review_decides_the_group_it_saw_and_only_that() {
+        let now = at(2026, 7, 1);
+        let p = ConsolidationParams::defaults(now);
+        let morning = Utc.with_ymd_and_hms(2026, 6, 1, 9, 0, 0).unwrap();
+        let evening = Utc.with_ymd_and_hms(2026, 6, 1, 18, 0, 0).unwrap();
+        let ms = vec![
+            drink("tea", morning, SourceType::UserStated),
+            drink("coffee", evening, SourceType::UserStated),
+        ];
+        let group = &ambiguous_conflicts(&ms, &p)[0];
+        assert_eq!(group.statements[0].id, ms[0].id, "oldest first");
+        let resolve = |reviews: &Reviews| -> Vec<(Uuid, Uuid, String)> {
+            plan_reviewed(&ms, &p, reviews)
+                .into_iter()
+                .filter_map(|o| match o {
+                    Operation::Resolve {
+                        winner,
+                        loser,
+                        reason,
+                    } => Some((winner, loser, reason)),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Rules: the later statement wins.
+        assert_eq!(resolve(&Reviews::new())[0].0, ms[1].id);
+        // The reviewer says the morning's still holds.
+        let current = Reviews::from([(
+            group.key(),
+            Review {
+                verdict: Verdict::Current(ms[0].id),
+                reason: "coffee was only for that afternoon".into(),
+            },
+        )]);
+        let r = resolve(&current);
+        assert_eq!((r[0].0, r[0].1), (ms[0].id, ms[1].id));
+        assert!(r[0].2.contains("reviewed: coffee was only"), "{}", r[0].2);
+        // Both hold: nothing is superseded.
+        let both = Reviews::from([(
+            group.key(),
+            Review {
+                verdict: Verdict::AllHold,
+                reason: "both".into(),
+            },
+        )]);
+        assert!(resolve(&both).is_empty());
+        // A review of another set of memories (the group changed) is ignored.
+        let stale = Reviews::from([(
+            vec![ms[0].id],
+            Review {
+                verdict: Verdict::AllHold,
+                reason: "stale".into(),
+            },
+        )]);
+        assert_eq!(resolve(&stale)[0].0, ms[1].id);
     }
 
     #[test]

@@ -147,6 +147,9 @@ const CASES: &[(&str, &str, &str)] = &[
 
 /// Statements that carry no durable first-person fact: nothing may be extracted.
 const NOTHING: &[&str] = &[
+    // "going to" + a verb is a plan to do, not a trip (seen in LoCoMo).
+    "I'm going to go do some research.",
+    "I'm going to keep using my voice to make a change.",
     "What's the weather like?",
     "Thanks, that helps a lot!",
     "Can you summarise this article for me?",

@@ -8,6 +8,7 @@
 //! error; a second failure is an error the job reports, never a silent drop.
 
 mod output;
+mod review;
 mod summarize;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +21,9 @@ use async_trait::async_trait;
 use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
 use serde_json::{json, Value};
 
+pub(crate) use output::json_object;
 pub use output::{output_schema, parse_facts};
+pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
 /// The extraction prompt; its version is recorded on every memory it creates.
@@ -110,11 +113,7 @@ impl LlmExtractor {
             "response_format": response_format,
             "stream": false,
         });
-        let response: Value = self.client.chat().create_byot(request).await?;
-        Ok(response["choices"][0]["message"]["content"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned())
+        completion_text(&self.client, request).await
     }
 
     /// One completion, falling back from json_schema to json_object once.
@@ -147,6 +146,19 @@ pub(crate) fn http_client(config: &LlmConfig) -> Client<OpenAIConfig> {
         .build()
         .unwrap_or_default();
     Client::with_config(oc).with_http_client(http)
+}
+
+/// The text of one chat completion (`stream: false`); empty when the
+/// answer has none.
+pub(crate) async fn completion_text(
+    client: &Client<OpenAIConfig>,
+    request: Value,
+) -> Result<String, OpenAIError> {
+    let response: Value = client.chat().create_byot(request).await?;
+    Ok(response["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
 }
 
 /// An answer about the request (not the network): worth one try without json_schema.

@@ -111,7 +111,7 @@ fn normalise_key(raw: &str) -> String {
 }
 
 /// The JSON object in `text`: code fences and prose around it are ignored.
-fn json_object(text: &str) -> Option<&str> {
+pub(crate) fn json_object(text: &str) -> Option<&str> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     (end > start).then(|| &text[start..=end])

@@ -4,9 +4,9 @@ use async_openai::config::OpenAIConfig;
 use async_openai::Client;
 use async_trait::async_trait;
 use engram_context::{SummarizeError, Summarizer, Turn};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::{http_client, LlmConfig};
+use crate::{completion_text, http_client, LlmConfig};
 
 pub const SUMMARIZE_PROMPT: &str = include_str!("../prompts/summarize-v1.md");
 
@@ -62,15 +62,9 @@ impl Summarizer for LlmSummarizer {
             "max_tokens": max_tokens * 2,
             "stream": false,
         });
-        let response: Value = self
-            .client
-            .chat()
-            .create_byot(request)
+        let text = completion_text(&self.client, request)
             .await
-            .map_err(|e| SummarizeError::Service(e.to_string()))?;
-        let text = response["choices"][0]["message"]["content"]
-            .as_str()
-            .unwrap_or_default()
+            .map_err(|e| SummarizeError::Service(e.to_string()))?
             .trim()
             .to_owned();
         if text.is_empty() {

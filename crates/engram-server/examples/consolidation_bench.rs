@@ -162,6 +162,7 @@ async fn run(url: &str, model_dir: &str, n: usize, users: usize) -> anyhow::Resu
         store: store.clone(),
         clock: Arc::new(SystemClock),
         settings: Default::default(),
+        reviewer: None,
     };
     let t = Instant::now();
     let run = tokio::spawn(async move {

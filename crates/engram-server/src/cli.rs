@@ -112,6 +112,8 @@ pub async fn consolidate(
     user: Option<&str>,
     tenant: Option<&str>,
     dry_run: bool,
+    settings: engram_worker::ConsolidationSettings,
+    reviewer: Option<std::sync::Arc<dyn engram_core::consolidate::ConflictReviewer>>,
 ) -> anyhow::Result<Option<engram_store::ConsolidationRun>> {
     let target = match user {
         Some(u) => {
@@ -129,7 +131,8 @@ pub async fn consolidate(
     let consolidator = engram_worker::Consolidator {
         store: store.clone(),
         clock: std::sync::Arc::new(engram_core::SystemClock),
-        settings: Default::default(),
+        settings,
+        reviewer,
     };
     Ok(consolidator.run(target, dry_run, "cli", None).await?)
 }

@@ -137,6 +137,90 @@ pub struct ConsolidationArgs {
         default_value = "0 3 * * *"
     )]
     pub schedule: String,
+    #[command(flatten)]
+    pub rules: ConsolidationRules,
+}
+
+/// What a consolidation run changes: the thresholds of `engram serve`'s
+/// nightly run, `engram consolidate` and `POST /v1/admin/consolidate`.
+#[derive(Debug, Clone, Args)]
+pub struct ConsolidationRules {
+    /// Cosine at or above which two memories are merged as duplicates (0–1].
+    #[arg(
+        id = "consolidation_duplicate_threshold",
+        long = "consolidation-duplicate-threshold",
+        env = "ENGRAM_CONSOLIDATION_DUPLICATE_THRESHOLD",
+        default_value_t = 0.9
+    )]
+    pub duplicate_threshold: f32,
+    /// Days after which an unused memory's importance has halved.
+    #[arg(
+        id = "consolidation_half_life_days",
+        long = "consolidation-half-life-days",
+        env = "ENGRAM_CONSOLIDATION_HALF_LIFE_DAYS",
+        default_value_t = 90.0
+    )]
+    pub half_life_days: f64,
+    /// Importance below which a memory is archived [0–1); 0 never archives.
+    #[arg(
+        id = "consolidation_archive_floor",
+        long = "consolidation-archive-floor",
+        env = "ENGRAM_CONSOLIDATION_ARCHIVE_FLOOR",
+        default_value_t = 0.05
+    )]
+    pub archive_floor: f32,
+    /// Days an expired memory is kept before it is purged.
+    #[arg(
+        id = "consolidation_expired_grace_days",
+        long = "consolidation-expired-grace-days",
+        env = "ENGRAM_CONSOLIDATION_EXPIRED_GRACE_DAYS",
+        default_value_t = 30
+    )]
+    pub expired_grace_days: u32,
+    /// Days a deleted memory is kept (restorable) before it is purged.
+    #[arg(
+        id = "consolidation_deleted_retention_days",
+        long = "consolidation-deleted-retention-days",
+        env = "ENGRAM_CONSOLIDATION_DELETED_RETENTION_DAYS",
+        default_value_t = 30
+    )]
+    pub deleted_retention_days: u32,
+}
+
+impl ConsolidationRules {
+    /// The settings, or which variable is out of range.
+    pub fn settings(&self) -> anyhow::Result<engram_worker::ConsolidationSettings> {
+        let in_range = |ok: bool, var: &str, range: &str| {
+            anyhow::ensure!(ok, "{var} must be {range}");
+            Ok(())
+        };
+        let t = self.duplicate_threshold;
+        in_range(
+            t > 0.0 && t <= 1.0,
+            "ENGRAM_CONSOLIDATION_DUPLICATE_THRESHOLD",
+            "above 0 and at most 1",
+        )?;
+        let h = self.half_life_days;
+        in_range(
+            h.is_finite() && h > 0.0,
+            "ENGRAM_CONSOLIDATION_HALF_LIFE_DAYS",
+            "a positive number of days",
+        )?;
+        let f = self.archive_floor;
+        in_range(
+            (0.0..1.0).contains(&f),
+            "ENGRAM_CONSOLIDATION_ARCHIVE_FLOOR",
+            "at least 0 and below 1",
+        )?;
+        Ok(engram_worker::ConsolidationSettings {
+            duplicate_threshold: t,
+            half_life_days: h,
+            archive_floor: f,
+            expired_grace_days: self.expired_grace_days.into(),
+            deleted_retention_days: self.deleted_retention_days.into(),
+            ..Default::default()
+        })
+    }
 }
 
 impl ConsolidationArgs {
@@ -346,8 +430,15 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn api_config(&self, context: &ContextArgs) -> engram_api::ApiConfig {
+    pub fn api_config(
+        &self,
+        context: &ContextArgs,
+        consolidation: engram_worker::ConsolidationSettings,
+    ) -> engram_api::ApiConfig {
         engram_api::ApiConfig {
+            consolidation,
+            // Set by the caller that knows the LLM.
+            conflict_reviewer: None,
             tokens: engram_context::TokenCounter::new(context.tokenizer),
             session_window_tokens: context.session_window_tokens.max(1),
             limits: engram_core::Limits {

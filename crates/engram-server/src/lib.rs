@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::Context;
 use engram_api::{ApiConfig, ApiKey, AppState, KeyLimiter, UsageRecorder};
 use engram_context::{Encoding, ExtractiveSummarizer, Summarizer, TokenCounter};
+use engram_core::consolidate::ConflictReviewer;
 use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
@@ -101,6 +102,14 @@ pub fn summarizer(llm: &config::LlmArgs, counter: &TokenCounter) -> Arc<dyn Summ
             counter: counter.clone(),
         }),
     }
+}
+
+/// Who reviews consolidation's weak conflicts: the LLM when one is
+/// configured; the rules alone otherwise.
+pub fn conflict_reviewer(llm: &config::LlmArgs) -> Option<Arc<dyn ConflictReviewer>> {
+    llm.llm_config().map(|config| {
+        Arc::new(engram_llm::LlmConflictReviewer::new(config)) as Arc<dyn ConflictReviewer>
+    })
 }
 
 /// The pipeline the workers run (extraction and summaries), with the

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use engram_core::{Clock, SystemClock};
 use engram_server::config::{
-    ConsolidationArgs, ContextArgs, DatabaseArgs, EmbedArgs, LlmArgs, ServeArgs, WorkerArgs,
+    ConsolidationArgs, ConsolidationRules, ContextArgs, DatabaseArgs, EmbedArgs, LlmArgs,
+    ServeArgs, WorkerArgs,
 };
 use engram_server::{
     cli, configured_pipeline, connect, embedder, prepare, serve, shutdown_signal, telemetry,
@@ -73,6 +74,11 @@ enum Command {
         /// Plan and report, change nothing.
         #[arg(long)]
         dry_run: bool,
+        #[command(flatten)]
+        rules: ConsolidationRules,
+        /// With an LLM, weak conflicts are reviewed by it.
+        #[command(flatten)]
+        llm: LlmArgs,
     },
 }
 
@@ -189,11 +195,21 @@ async fn run() -> anyhow::Result<()> {
             user,
             tenant,
             dry_run,
+            rules,
+            llm,
         } => {
+            let settings = rules.settings()?;
             let store = connect(&db).await?;
             store.migrate().await.context("applying migrations")?;
-            let report =
-                cli::consolidate(&store, user.as_deref(), tenant.as_deref(), dry_run).await?;
+            let report = cli::consolidate(
+                &store,
+                user.as_deref(),
+                tenant.as_deref(),
+                dry_run,
+                settings,
+                engram_server::conflict_reviewer(&llm),
+            )
+            .await?;
             match report {
                 Some(run) => println!("{}", serde_json::to_string_pretty(&run)?),
                 None => {
@@ -228,6 +244,7 @@ async fn run() -> anyhow::Result<()> {
                 consolidation,
             } = *cmd;
             let schedule = consolidation.schedule()?;
+            let rules = consolidation.rules.settings()?;
             let api_key = args.api_key.clone().context(
                 "no API key: set ENGRAM_API_KEY (`make run` generates one and keeps it in .data/api-key)",
             )?;
@@ -235,10 +252,13 @@ async fn run() -> anyhow::Result<()> {
             let store = connect(&db).await?;
             let embedder = embedder(&embed)?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+            let reviewer = engram_server::conflict_reviewer(&llm);
+            let mut api_config = args.api_config(&context, rules);
+            api_config.conflict_reviewer = reviewer.clone();
             let (state, usage_task) = prepare(
                 store.clone(),
                 embedder.clone(),
-                args.api_config(&context),
+                api_config,
                 &api_key.0,
                 clock.clone(),
             )
@@ -253,7 +273,8 @@ async fn run() -> anyhow::Result<()> {
                 let consolidator = Arc::new(engram_worker::Consolidator {
                     store,
                     clock,
-                    settings: Default::default(),
+                    settings: rules,
+                    reviewer,
                 });
                 workers.push(engram_worker::spawn_schedule(
                     consolidator,

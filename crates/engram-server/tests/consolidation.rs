@@ -1,12 +1,13 @@
 //! Consolidation against a real Postgres: one user's plan applied in one
-//! transaction (the scheduler, CLI and HTTP endpoint are still to come).
+//! transaction, runs through the scheduler's entry point, and what a
+//! restatement does to what a run archived.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use chrono::{Duration, Utc};
-use common::{spawn_app, TestApp};
+use common::{events, spawn_app, TestApp};
 use engram_core::consolidate::{plan, ConsolidationParams};
 use engram_core::DEFAULT_TENANT;
 use engram_store::Store;
@@ -24,6 +25,29 @@ async fn add_at(app: &TestApp, user: &str, text: &str, at: chrono::DateTime<Utc>
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     r.body["results"][0]["id"].as_str().unwrap().to_owned()
+}
+
+/// A memory said at `at` that states `attribute` = `value`.
+async fn fact_at(
+    app: &TestApp,
+    pool: &PgPool,
+    user: &str,
+    text: &str,
+    at: chrono::DateTime<Utc>,
+    (attribute, value, source): (&str, &str, &str),
+) -> String {
+    let id = add_at(app, user, text, at).await;
+    sqlx::query(
+        "UPDATE memories SET subject = 'user', attribute = $2, value = $3, source_type = $4 WHERE id = $1::uuid",
+    )
+    .bind(&id)
+    .bind(attribute)
+    .bind(value)
+    .bind(source)
+    .execute(pool)
+    .await
+    .unwrap();
+    id
 }
 
 /// Consolidates `user` as of now (after everything the test wrote).
@@ -106,38 +130,39 @@ async fn fifty_near_identical_memories_become_one(pool: PgPool) {
 async fn conflicts_resolve_to_the_latest_explicit_statement(pool: PgPool) {
     let app = spawn_app(pool.clone()).await;
     let now = Utc::now();
-    let jan = add_at(&app, "dev", "prefers PostgreSQL", now - Duration::days(150)).await;
-    let feb = add_at(
+    let db = |value, source| ("preference.database", value, source);
+    let jan = fact_at(
         &app,
+        &pool,
         "dev",
-        "mentioned liking PostgreSQL",
-        now - Duration::days(120),
+        "prefers PostgreSQL",
+        now - Duration::days(150),
+        db("PostgreSQL", "user_stated"),
     )
     .await;
-    let jun = add_at(
-        &app,
-        "dev",
-        "switched to MongoDB for the new project",
-        now - Duration::days(5),
-    )
-    .await;
-    for (id, value, source) in [
-        (&jan, "PostgreSQL", "user_stated"),
-        (&feb, "PostgreSQL", "inferred"),
-        (&jun, "MongoDB", "user_stated"),
-    ] {
-        sqlx::query(
-            "UPDATE memories SET subject = 'user', attribute = 'preference.database', value = $2, source_type = $3,
-                    access_count = CASE WHEN $2 = 'PostgreSQL' AND $3 = 'user_stated' THEN 3 ELSE 0 END
-             WHERE id = $1::uuid",
-        )
-        .bind(id)
-        .bind(value)
-        .bind(source)
+    sqlx::query("UPDATE memories SET access_count = 3 WHERE id = $1::uuid")
+        .bind(&jan)
         .execute(&pool)
         .await
         .unwrap();
-    }
+    let feb = fact_at(
+        &app,
+        &pool,
+        "dev",
+        "mentioned liking PostgreSQL",
+        now - Duration::days(120),
+        db("PostgreSQL", "inferred"),
+    )
+    .await;
+    let jun = fact_at(
+        &app,
+        &pool,
+        "dev",
+        "switched to MongoDB for the new project",
+        now - Duration::days(5),
+        db("MongoDB", "user_stated"),
+    )
+    .await;
     let counts = consolidate(&pool, "dev", false).await;
     assert_eq!(counts["resolve"], 2, "{counts:?}");
     let after = live(&app, "dev").await;
@@ -208,11 +233,202 @@ async fn pinned_memories_survive_and_stale_ones_archive_and_come_back(pool: PgPo
     assert_eq!(live(&app, "old").await.len(), 2);
 }
 
+#[sqlx::test(migrations = false)]
+async fn restating_an_archived_fact_restores_it(pool: PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let long_ago = Utc::now() - Duration::days(720);
+    let verbatim = add_at(&app, "u", "watched a cooking show once", long_ago).await;
+    let inferred = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "wait": true,
+                   "messages": [{"role": "user", "content": "I work at Acme.", "created_at": long_ago}]}),
+        )
+        .await;
+    assert_eq!(inferred.body["status"], "done", "{}", inferred.body);
+    let fact = inferred.body["results"][0]["memory_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let counts = consolidate(&pool, "u", false).await;
+    assert_eq!(counts["archive"], 2, "{counts:?}");
+    assert!(live(&app, "u").await.is_empty());
+
+    // Said again verbatim: the same memory is back, at its stated importance.
+    let again = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "infer": false,
+                   "messages": [{"role": "user", "content": "watched a cooking show once"}]}),
+        )
+        .await;
+    assert_eq!(again.body["results"][0]["id"], verbatim.as_str());
+    assert_eq!(again.body["results"][0]["event"], "NOOP");
+    let back = app.get(&format!("/v1/memories/{verbatim}")).await.body;
+    assert_eq!(back["archived_at"], Value::Null);
+    assert_eq!(back["importance"], 0.5, "decay undone: {back}");
+    let restored = app.last_history(&verbatim).await;
+    assert_eq!(restored["event"], "REVERT", "{restored}");
+    assert!(restored["reason"]
+        .as_str()
+        .unwrap()
+        .contains("restored from the archive"));
+
+    // Said again in conversation: extraction finds the archived fact and
+    // restores it rather than keeping a second copy.
+    let said = app.infer("u", "I work at Acme.").await;
+    assert_eq!(events(&said), ["NOOP"], "{said}");
+    assert_eq!(said["results"][0]["memory_id"], fact.as_str());
+    let ids: Vec<Value> = live(&app, "u")
+        .await
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(ids.contains(&json!(fact)));
+    let history = app.last_history(&fact).await;
+    assert!(
+        history["reason"]
+            .as_str()
+            .unwrap()
+            .contains("restored from the archive"),
+        "{history}"
+    );
+    // And it is not archived again by the next run: its decay starts over.
+    let counts = consolidate(&pool, "u", false).await;
+    assert_eq!(counts.get("archive"), None, "{counts:?}");
+}
+
+/// A reviewing "model": the morning's tea holds over the afternoon's coffee,
+/// hiking and chess both hold, anything about jazz fails.
+struct FakeReviewer(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl wiremock::Respond for FakeReviewer {
+    fn respond(&self, req: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        let shown = body["messages"][1]["content"].as_str().unwrap().to_owned();
+        self.0.lock().unwrap().push(shown.clone());
+        let answer = if shown.contains("jazz") {
+            return wiremock::ResponseTemplate::new(500);
+        } else if shown.contains("coffee") {
+            json!({"current": 1, "reason": "coffee was only for that afternoon"})
+        } else {
+            json!({"current": 0, "reason": "both are hobbies"})
+        };
+        wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "id": "x", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": answer.to_string()}}]
+        }))
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn an_llm_reviews_weak_conflicts_and_the_rules_decide_the_rest(pool: PgPool) {
+    let server = wiremock::MockServer::start().await;
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(FakeReviewer(shown.clone()))
+        .mount(&server)
+        .await;
+    let reviewer = engram_llm::LlmConflictReviewer::new(engram_llm::LlmConfig {
+        base_url: format!("{}/v1", server.uri()),
+        model: "fake-1".into(),
+        timeout: std::time::Duration::from_secs(2),
+        ..Default::default()
+    });
+    let app = common::spawn_app_with(
+        pool.clone(),
+        engram_api::ApiConfig {
+            conflict_reviewer: Some(std::sync::Arc::new(reviewer)),
+            ..Default::default()
+        },
+    )
+    .await;
+    let day = Utc::now() - Duration::days(3);
+    let stated = |attribute, value| (attribute, value, "user_stated");
+    let mut ids = Vec::new();
+    for (text, hours, fact) in [
+        // Weak: two statements the same day. Reviewed: the first holds.
+        ("prefers tea", 9, stated("preference.drink", "tea")),
+        (
+            "wants coffee this afternoon",
+            15,
+            stated("preference.drink", "coffee"),
+        ),
+        // Weak, reviewed: both hold.
+        ("enjoys hiking", 9, stated("hobby", "hiking")),
+        ("enjoys chess", 10, stated("hobby", "chess")),
+        // Weak, but the review fails: the rules decide (the later wins).
+        ("likes jazz", 9, stated("music", "jazz")),
+        ("likes techno", 11, stated("music", "techno")),
+    ] {
+        let at = day + Duration::hours(hours);
+        ids.push(fact_at(&app, &pool, "rev", text, at, fact).await);
+    }
+    // Clear: months apart. The rules decide; the reviewer is never asked.
+    let leeds = ("location.city", "Leeds", "user_stated");
+    let york = ("location.city", "York", "user_stated");
+    let old = Utc::now() - Duration::days(200);
+    fact_at(&app, &pool, "rev", "lives in Leeds", old, leeds).await;
+    let york = fact_at(&app, &pool, "rev", "lives in York", day, york).await;
+
+    let r = app
+        .post(
+            "/v1/admin/consolidate",
+            json!({"user_id": "rev", "wait": true}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let counts = &r.body["counts"];
+    assert_eq!(
+        (
+            &counts["reviewed"],
+            &counts["review_failed"],
+            &counts["resolve"]
+        ),
+        (&json!(2), &json!(1), &json!(3)),
+        "{}",
+        r.body
+    );
+    // Three groups asked about (the failing one retried by the client).
+    let mut asked = shown.lock().unwrap().clone();
+    asked.dedup();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(asked.iter().all(|a| !a.contains("Leeds")), "{asked:?}");
+    assert!(asked
+        .iter()
+        .any(|a| a.contains("1. (") && a.contains("said by the user) prefers tea")));
+
+    let live: Vec<Value> = live(&app, "rev")
+        .await
+        .iter()
+        .map(|m| m["id"].clone())
+        .collect();
+    let (tea, coffee, hiking, chess, jazz, techno) =
+        (&ids[0], &ids[1], &ids[2], &ids[3], &ids[4], &ids[5]);
+    for id in [tea, hiking, chess, techno, &york] {
+        assert!(live.contains(&json!(id)), "{id} stays live: {live:?}");
+    }
+    for id in [coffee, jazz] {
+        assert!(!live.contains(&json!(id)), "{id} is superseded");
+    }
+    let why = app.last_history(coffee).await;
+    assert!(
+        why["reason"]
+            .as_str()
+            .unwrap()
+            .contains("coffee → tea (reviewed: coffee was only for that afternoon (fake-1))"),
+        "{why}"
+    );
+}
+
 fn consolidator(pool: &PgPool) -> engram_worker::Consolidator {
     engram_worker::Consolidator {
         store: Store::new(pool.clone()),
         clock: std::sync::Arc::new(engram_core::SystemClock),
         settings: Default::default(),
+        reviewer: None,
     }
 }
 

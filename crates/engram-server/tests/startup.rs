@@ -589,13 +589,28 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
         )
         .await;
     }
-    let (ok, report, err) = run(&["consolidate", "--user", "tess", "--dry-run"]);
-    assert!(ok, "{err}");
-    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
-    assert_eq!(
-        (report["dry_run"].clone(), report["counts"]["merge"].clone()),
-        (json!(true), json!(1)),
-        "{report}"
+    let dry_merges = |extra: &[&str]| {
+        let mut args = vec!["consolidate", "--user", "tess", "--dry-run"];
+        args.extend_from_slice(extra);
+        let (ok, report, err) = run(&args);
+        assert!(ok, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(report["dry_run"], true, "{report}");
+        report["counts"]["merge"].as_i64().unwrap_or(0)
+    };
+    assert_eq!(dry_merges(&[]), 1);
+    // The thresholds are configuration: at cosine 1 only identical texts merge.
+    assert_eq!(dry_merges(&["--consolidation-duplicate-threshold", "1"]), 0);
+    let (ok, _, err) = run(&[
+        "consolidate",
+        "--user",
+        "tess",
+        "--consolidation-archive-floor",
+        "1.5",
+    ]);
+    assert!(
+        !ok && err.contains("ENGRAM_CONSOLIDATION_ARCHIVE_FLOOR"),
+        "{err}"
     );
     let (ok, report, err) = run(&["consolidate", "--user", "tess"]);
     assert!(ok, "{err}");

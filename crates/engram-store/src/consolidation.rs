@@ -14,6 +14,12 @@ use crate::admin::{delete_memories, Counts};
 use crate::audit::{write_audit, AuditEntry};
 use crate::{Store, StoreError};
 
+/// What consolidation reads of a memory (`ViewRow`).
+const VIEW_COLUMNS: &str = "id, content, subject, attribute, value, source_type,
+    coalesce(base_importance, importance) AS base_importance, importance, pinned,
+    access_count, created_at, last_used_at, expires_at, deleted_at, superseded_by,
+    archived_at, embedding";
+
 #[derive(sqlx::FromRow)]
 struct ViewRow {
     id: Uuid,
@@ -80,6 +86,28 @@ impl Store {
         .await?)
     }
 
+    /// The user's memories that carry a subject + attribute (the only ones a
+    /// conflict involves), read without locking: what a reviewer looks at
+    /// before the run plans in its transaction.
+    pub async fn attributed_views(
+        &self,
+        tenant: Uuid,
+        user_id: &str,
+    ) -> Result<Vec<MemoryView>, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let rows: Vec<ViewRow> = sqlx::query_as(&format!(
+            "SELECT {VIEW_COLUMNS} FROM memories
+             WHERE tenant_id = $1 AND user_id = $2 AND agent_id IS NULL AND attribute IS NOT NULL
+             ORDER BY created_at, id"
+        ))
+        .bind(tenant)
+        .bind(user_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(rows.into_iter().map(MemoryView::from).collect())
+    }
+
     /// Reads one user's memories and applies `planner`'s operations to them
     /// in one transaction, holding the user's scope lock throughout, so the
     /// plan is made from exactly what it changes. With `dry_run` nothing is
@@ -97,14 +125,10 @@ impl Store {
             .bind(format!("{tenant}/{user_id}/"))
             .execute(&mut *tx)
             .await?;
-        let rows: Vec<ViewRow> = sqlx::query_as(
-            "SELECT id, content, subject, attribute, value, source_type,
-                    coalesce(base_importance, importance) AS base_importance, importance, pinned,
-                    access_count, created_at, last_used_at, expires_at, deleted_at, superseded_by,
-                    archived_at, embedding
-             FROM memories WHERE tenant_id = $1 AND user_id = $2 AND agent_id IS NULL
-             ORDER BY created_at, id",
-        )
+        let rows: Vec<ViewRow> = sqlx::query_as(&format!(
+            "SELECT {VIEW_COLUMNS} FROM memories WHERE tenant_id = $1 AND user_id = $2 AND agent_id IS NULL
+             ORDER BY created_at, id"
+        ))
         .bind(tenant)
         .bind(user_id)
         .fetch_all(&mut *tx)
@@ -183,8 +207,10 @@ async fn apply(
                    new: Option<String>,
                    reason: String| {
         sqlx::query(
+            // Wall time, not the run's clock: history orders what was
+            // recorded when (as extraction's does).
             "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, actor, reason, created_at)
-             VALUES ($1, gen_random_uuid(), $2, $3, $4, $5, 'consolidation', $6, $7)",
+             VALUES ($1, gen_random_uuid(), $2, $3, $4, $5, 'consolidation', $6, now())",
         )
         .bind(tenant)
         .bind(memory)
@@ -192,7 +218,6 @@ async fn apply(
         .bind(old)
         .bind(new)
         .bind(reason)
-        .bind(now)
     };
     match op {
         Operation::Purge { .. } => {}

@@ -88,6 +88,22 @@ struct KnownRow {
     similarity: f64,
 }
 
+/// What a restatement does besides its own change: decay starts over from
+/// now (the stated importance is what counts again, `base_importance` cleared)
+/// and an archived memory is back in search.
+/// `now` is the statement's placeholder for the clock.
+fn restated(now: &str) -> String {
+    format!("base_importance = NULL, archived_at = NULL, last_used_at = greatest(o.last_used_at, {now})")
+}
+
+fn restored_reason(reason: &str, restored: bool) -> String {
+    if restored {
+        format!("{reason}; restated, so restored from the archive")
+    } else {
+        reason.to_string()
+    }
+}
+
 impl ExtractionTx {
     /// The live memories of the scope. `user_id = $2` (not IS NOT DISTINCT FROM)
     /// when a user is given, so the partial scope indexes apply.
@@ -245,12 +261,13 @@ impl ExtractionTx {
         ctx: &FactContext,
         reason: &str,
     ) -> Result<String, StoreError> {
-        let old: String = sqlx::query_scalar(
+        let (old, restored): (String, bool) = sqlx::query_as(&format!(
             "UPDATE memories m SET content = $3, content_hash = $4, embedding = coalesce($5, m.embedding), value = $6,
-                    importance = greatest(m.importance, $7), updated_at = $8
+                    importance = greatest(coalesce(o.base_importance, o.importance), $7), {}, updated_at = $8
              FROM memories o WHERE o.tenant_id = m.tenant_id AND o.id = m.id AND m.tenant_id = $1 AND m.id = $2
-             RETURNING o.content",
-        )
+             RETURNING o.content, o.archived_at IS NOT NULL",
+            restated("$8")
+        ))
         .bind(self.tenant)
         .bind(target)
         .bind(content)
@@ -261,7 +278,8 @@ impl ExtractionTx {
         .bind(self.now)
         .fetch_one(&mut *self.tx)
         .await?;
-        self.history(target, "MERGE", Some(&old), Some(content), c, ctx, reason)
+        let reason = restored_reason(reason, restored);
+        self.history(target, "MERGE", Some(&old), Some(content), c, ctx, &reason)
             .await?;
         Ok(old)
     }
@@ -274,10 +292,13 @@ impl ExtractionTx {
         ctx: &FactContext,
         reason: &str,
     ) -> Result<String, StoreError> {
-        let content: String = sqlx::query_scalar(
-            "UPDATE memories SET importance = least(1, greatest(importance, $3) + 0.05), updated_at = $4
-             WHERE tenant_id = $1 AND id = $2 RETURNING content",
-        )
+        let (content, restored): (String, bool) = sqlx::query_as(&format!(
+            "UPDATE memories m SET importance = least(1, greatest(coalesce(o.base_importance, o.importance), $3) + 0.05),
+                    {}, updated_at = $4
+             FROM memories o WHERE o.tenant_id = m.tenant_id AND o.id = m.id AND m.tenant_id = $1 AND m.id = $2
+             RETURNING m.content, o.archived_at IS NOT NULL",
+            restated("$4")
+        ))
         .bind(self.tenant)
         .bind(target)
         .bind(c.importance)
@@ -291,7 +312,7 @@ impl ExtractionTx {
             Some(&c.statement),
             c,
             ctx,
-            reason,
+            &restored_reason(reason, restored),
         )
         .await?;
         Ok(content)

@@ -483,6 +483,13 @@ pub(crate) async fn insert_memories_in(
                 $14::boolean[], $15::timestamptz[], $16::timestamptz[]
             ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
                    importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
+        ), restored AS (
+            -- Archived copies of these texts, read before the upsert restores them.
+            SELECT m.id FROM memories m JOIN input i
+              ON m.tenant_id = $1 AND coalesce(m.user_id, '') = coalesce(i.user_id, '')
+             AND coalesce(m.agent_id, '') = coalesce(i.agent_id, '')
+             AND coalesce(m.session_id, '') = coalesce(i.session_id, '') AND m.content_hash = i.content_hash
+            WHERE m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NOT NULL
         ), written AS (
             INSERT INTO memories AS m (
                 tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
@@ -495,14 +502,24 @@ pub(crate) async fn insert_memories_in(
             ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')),
                          (coalesce(session_id, '')), content_hash)
                 WHERE deleted_at IS NULL AND superseded_by IS NULL
+            -- Said again: an expired copy takes the new expiry, an archived one
+            -- is back in search at its stated importance, decay starting over.
             DO UPDATE SET expires_at = CASE WHEN m.expires_at <= now() THEN EXCLUDED.expires_at
-                                            ELSE m.expires_at END
+                                            ELSE m.expires_at END,
+                          importance = CASE WHEN m.archived_at IS NULL THEN m.importance
+                                            ELSE coalesce(m.base_importance, m.importance) END,
+                          last_used_at = CASE WHEN m.archived_at IS NULL THEN m.last_used_at ELSE now() END,
+                          archived_at = NULL
             RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
         ), history AS (
-            INSERT INTO memory_history (tenant_id, id, memory_id, event, new_content, new_metadata, actor, reason)
-            SELECT $1, gen_random_uuid(), w.id, 'ADD', i.content, i.metadata, $17, 'added verbatim (infer: false)'
+            INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, new_metadata, actor, reason)
+            SELECT $1, gen_random_uuid(), w.id, 'ADD', NULL, i.content, i.metadata, $17, 'added verbatim (infer: false)'
             FROM written w JOIN input i ON i.id = w.id
             WHERE w.inserted
+            UNION ALL
+            SELECT $1, gen_random_uuid(), m.id, 'REVERT', m.content, m.content, NULL, $17,
+                   'restated (infer: false), so restored from the archive'
+            FROM memories m JOIN restored r ON m.tenant_id = $1 AND m.id = r.id
         )
         SELECT id, content_hash, user_id, agent_id, session_id, inserted FROM written
         "#,

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use chrono::Duration;
 use engram_core::access::subject_hash;
-use engram_core::consolidate::{plan, ConsolidationParams};
+use engram_core::consolidate::{
+    ambiguous_conflicts, plan_reviewed, ConflictReviewer, ConsolidationParams, Reviews,
+};
 use engram_core::Clock;
-use engram_store::{ConsolidationRun, Store, StoreError};
+use engram_store::{ConsolidationRun, Counts, Store, StoreError};
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +66,13 @@ pub struct Consolidator {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
     pub settings: ConsolidationSettings,
+    /// Reviews weak conflicts before the rules would decide them (an LLM,
+    /// when one is configured).
+    pub reviewer: Option<Arc<dyn ConflictReviewer>>,
 }
+
+/// Reviews asked per user and run, at most: an LLM call each.
+const MAX_REVIEWS_PER_USER: usize = 20;
 
 impl Consolidator {
     /// Runs consolidation, or returns `None` when another process holds the
@@ -150,12 +158,35 @@ impl Consolidator {
     ) -> Result<(), StoreError> {
         let now = self.clock.now();
         let params = self.settings.params(now);
-        match self
-            .store
-            .consolidate_user(tenant, user_id, dry_run, now, |v| plan(v, &params))
-            .await
-        {
-            Ok((ops, counts)) => {
+        let mut review_counts = Counts::new();
+        let reviews = match &self.reviewer {
+            Some(reviewer) => {
+                self.review(
+                    reviewer.as_ref(),
+                    tenant,
+                    user_id,
+                    &params,
+                    &mut review_counts,
+                )
+                .await
+            }
+            None => Ok(Reviews::new()),
+        };
+        let outcome = match reviews {
+            Ok(reviews) => {
+                self.store
+                    .consolidate_user(tenant, user_id, dry_run, now, |v| {
+                        plan_reviewed(v, &params, &reviews)
+                    })
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok((ops, mut counts)) => {
+                for (k, v) in review_counts {
+                    *counts.entry(k).or_default() += v;
+                }
                 self.store
                     .record_user(
                         run.id,
@@ -172,6 +203,40 @@ impl Consolidator {
                 Ok(())
             }
         }
+    }
+}
+
+impl Consolidator {
+    /// Asks the reviewer about the user's weak conflicts, outside any
+    /// transaction (an LLM call can take seconds). A failed review leaves
+    /// the group to the rules; counted as `reviewed` and `review_failed`.
+    async fn review(
+        &self,
+        reviewer: &dyn ConflictReviewer,
+        tenant: Uuid,
+        user_id: &str,
+        params: &ConsolidationParams,
+        counts: &mut Counts,
+    ) -> Result<Reviews, StoreError> {
+        let views = self.store.attributed_views(tenant, user_id).await?;
+        let mut reviews = Reviews::new();
+        for group in ambiguous_conflicts(&views, params)
+            .into_iter()
+            .take(MAX_REVIEWS_PER_USER)
+        {
+            match reviewer.review(&group).await {
+                Ok(mut review) => {
+                    review.reason = format!("{} ({})", review.reason, reviewer.id());
+                    *counts.entry("reviewed".into()).or_default() += 1;
+                    reviews.insert(group.key(), review);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, attribute = %group.attribute, "a conflict review failed; the rules decide it");
+                    *counts.entry("review_failed".into()).or_default() += 1;
+                }
+            }
+        }
+        Ok(reviews)
     }
 }
 

@@ -452,7 +452,8 @@ pub async fn consolidate(
     let consolidator = engram_worker::Consolidator {
         store: state.store.clone(),
         clock: state.clock.clone(),
-        settings: Default::default(),
+        settings: state.config.consolidation,
+        reviewer: state.config.conflict_reviewer.clone(),
     };
     let busy = || ApiError::Conflict("another consolidation run is in progress".into());
     if req.wait.unwrap_or(false) {

@@ -208,6 +208,15 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             ),
             |c, _| {
                 let v = value(c, "v")?;
+                // "going to keep trying" is a plan to do, not a trip: a place
+                // is a name or a determined noun ("the coast", "my parents'").
+                let first = v.split_whitespace().next().unwrap_or("");
+                let named = first.chars().next().is_some_and(char::is_uppercase);
+                let determined = ["the", "a", "an", "my", "our", "his", "her", "their"]
+                    .contains(&first.to_lowercase().as_str());
+                if !named && !determined {
+                    return None;
+                }
                 temporary(
                     Fact {
                         attribute: "plan.travel".into(),

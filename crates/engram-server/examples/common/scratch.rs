@@ -56,3 +56,39 @@ pub async fn serve_on_loopback(state: engram_api::AppState) -> anyhow::Result<St
     ));
     Ok(base)
 }
+
+/// Serves Engram over `pool` on loopback with the local MiniLM in
+/// `model_dir`, extraction by the built-in rules (no LLM), workers polling
+/// often; the base URL (admin key `key`) and the embedder.
+#[allow(dead_code)] // not every bench extracts
+pub async fn serve_with_rules(
+    pool: &sqlx::PgPool,
+    model_dir: &str,
+    config: engram_api::ApiConfig,
+    key: &str,
+) -> anyhow::Result<(String, std::sync::Arc<dyn engram_core::Embedder>)> {
+    use std::sync::Arc;
+    let embedder: Arc<dyn engram_core::Embedder> =
+        Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?);
+    let clock: Arc<dyn engram_core::Clock> = Arc::new(engram_core::SystemClock);
+    let store = engram_store::Store::new(pool.clone());
+    let (state, _usage) =
+        engram_server::prepare(store.clone(), embedder.clone(), config, key, clock.clone()).await?;
+    // Workers live as long as the process: the sender is leaked on purpose.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    std::mem::forget(stop);
+    engram_worker::spawn_workers(
+        Arc::new(engram_server::pipeline(
+            store,
+            embedder.clone(),
+            Arc::new(engram_core::extract::RulesExtractor),
+            clock,
+        )),
+        engram_worker::WorkerConfig {
+            poll_interval: std::time::Duration::from_millis(20),
+            ..Default::default()
+        },
+        stopped,
+    );
+    Ok((serve_on_loopback(state).await?, embedder))
+}

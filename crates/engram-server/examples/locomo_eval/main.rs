@@ -18,22 +18,20 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use chrono::{NaiveDateTime, TimeZone, Utc};
-use engram_core::{Embedder, SystemClock};
-use engram_store::Store;
+use chrono::Utc;
 use serde_json::{json, Value};
 use sqlx::postgres::PgPoolOptions;
 
+#[path = "../common/locomo.rs"]
+mod locomo;
 #[path = "../common/scratch.rs"]
 mod scratch;
 mod staleness;
 
 const KEY: &str = "eval-key";
-const DEFAULT_FILE: &str = "../shared/data/locomo/locomo-dev.json";
 
 #[derive(Default, Clone)]
 struct Tally {
@@ -112,12 +110,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-/// "1:56 pm on 8 May, 2023" → UTC.
-fn session_time(s: &str) -> Option<chrono::DateTime<Utc>> {
-    let t = NaiveDateTime::parse_from_str(s.trim(), "%I:%M %p on %d %B, %Y").ok()?;
-    Some(Utc.from_utc_datetime(&t))
-}
-
 fn main() -> anyhow::Result<()> {
     // The server's threading, so latencies are the server's.
     engram_server::set_inference_threads();
@@ -129,7 +121,7 @@ fn main() -> anyhow::Result<()> {
 
 async fn evaluate() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let file = args.next().unwrap_or_else(|| DEFAULT_FILE.into());
+    let file = args.next().unwrap_or_else(|| locomo::DEFAULT_FILE.into());
     let mut modes: Vec<String> = args.collect();
     if modes.is_empty() {
         modes = vec!["dense".into(), "lexical".into(), "hybrid".into()];
@@ -149,7 +141,6 @@ async fn evaluate() -> anyhow::Result<()> {
 
 async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> anyhow::Result<()> {
     let pool = PgPoolOptions::new().max_connections(8).connect(url).await?;
-    let embedder: Arc<dyn Embedder> = Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?);
     let defaults = engram_api::ApiConfig::default();
     let config = engram_api::ApiConfig {
         rate_limit: None,
@@ -160,31 +151,8 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
         },
         ..defaults
     };
-    let clock: Arc<dyn engram_core::Clock> = Arc::new(SystemClock);
-    let (state, _usage) = engram_server::prepare(
-        Store::new(pool.clone()),
-        embedder.clone(),
-        config,
-        KEY,
-        clock.clone(),
-    )
-    .await?;
     // Extraction for the staleness scenarios: the built-in rules, no LLM.
-    let (_stop, stopped) = tokio::sync::watch::channel(false);
-    engram_worker::spawn_workers(
-        Arc::new(engram_server::pipeline(
-            Store::new(pool.clone()),
-            embedder,
-            Arc::new(engram_core::extract::RulesExtractor),
-            clock,
-        )),
-        engram_worker::WorkerConfig {
-            poll_interval: std::time::Duration::from_millis(20),
-            ..Default::default()
-        },
-        stopped,
-    );
-    let base = scratch::serve_on_loopback(state).await?;
+    let (base, _) = scratch::serve_with_rules(&pool, model_dir, config, KEY).await?;
     let client = reqwest::Client::new();
 
     // Ingest: one memory per turn, through the API.
@@ -204,7 +172,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
             };
             let when = conv[format!("session_{n}_date_time")]
                 .as_str()
-                .and_then(session_time);
+                .and_then(locomo::session_time);
             last_session = when.or(last_session);
             for turn in session {
                 let content = format!(
