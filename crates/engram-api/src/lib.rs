@@ -7,6 +7,7 @@ pub mod dto;
 mod error;
 mod extract;
 mod limits;
+pub mod metrics;
 mod routes;
 mod state;
 
@@ -64,6 +65,7 @@ fn routes() -> Vec<Route> {
         route(M::GET, "/healthz", None, health::healthz),
         route(M::GET, "/readyz", None, health::readyz),
         route(M::GET, "/openapi.yaml", None, health::get_openapi),
+        route(M::GET, "/metrics", None, metrics::get_metrics),
         route(M::POST, "/v1/memories", write, add::add_memories),
         route(M::GET, "/v1/memories", read, memories::list_memories),
         route(M::DELETE, "/v1/memories", write, memories::delete_memories),
@@ -244,6 +246,8 @@ pub fn app(state: AppState) -> Router {
         .layer(from_fn(move |req, next| {
             limits::timeout(timeout, req, next)
         }))
+        // Outside the timeout, so requests answered 503 for it are counted.
+        .layer(from_fn(metrics::track))
         .layer(
             // Spans carry the route template and request id, never bodies.
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {

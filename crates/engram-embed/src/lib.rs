@@ -13,6 +13,25 @@ pub use cache::CachedEmbedder;
 pub use minilm::MiniLm;
 pub use openai::{OpenAiEmbedder, OpenAiEmbedderConfig};
 
+/// Runs one call to a model, recording its time, its batch size and whether
+/// it failed, by embedder (cache hits never get here).
+pub(crate) async fn metered(
+    embedder: &str,
+    batch: usize,
+    call: impl std::future::Future<Output = Result<Vec<Vec<f32>>, engram_core::EmbedError>>,
+) -> Result<Vec<Vec<f32>>, engram_core::EmbedError> {
+    let started = std::time::Instant::now();
+    let result = call.await;
+    let label = [("embedder", embedder.to_owned())];
+    metrics::histogram!("engram_embed_duration_seconds", &label)
+        .record(started.elapsed().as_secs_f64());
+    metrics::histogram!("engram_embed_batch_size", &label).record(batch as f64);
+    if result.is_err() {
+        metrics::counter!("engram_embed_errors_total", &label).increment(1);
+    }
+    result
+}
+
 /// Scales a vector to unit length (a zero vector stays zero).
 pub(crate) fn l2_normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

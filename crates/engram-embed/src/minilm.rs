@@ -146,9 +146,12 @@ impl Embedder for MiniLm {
             return Ok(Vec::new());
         }
         let this = self.clone();
-        let texts = texts.to_vec();
-        tokio::task::spawn_blocking(move || this.embed_blocking(&texts))
-            .await
-            .map_err(model_err)?
+        let batch = texts.to_vec();
+        crate::metered(self.id(), texts.len(), async move {
+            tokio::task::spawn_blocking(move || this.embed_blocking(&batch))
+                .await
+                .map_err(model_err)?
+        })
+        .await
     }
 }

@@ -65,40 +65,49 @@ impl Embedder for OpenAiEmbedder {
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut out = Vec::with_capacity(texts.len());
         for chunk in texts.chunks(BATCH) {
-            let mut args = CreateEmbeddingRequestArgs::default();
-            args.model(self.config.model.clone())
-                .input(EmbeddingInput::StringArray(chunk.to_vec()));
-            if self.config.request_dimensions {
-                args.dimensions(self.config.dimensions as u32);
+            out.extend(crate::metered(self.id(), chunk.len(), self.embed_chunk(chunk)).await?);
+        }
+        Ok(out)
+    }
+}
+
+impl OpenAiEmbedder {
+    /// One request of at most BATCH texts.
+    async fn embed_chunk(&self, chunk: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut out = Vec::with_capacity(chunk.len());
+        let mut args = CreateEmbeddingRequestArgs::default();
+        args.model(self.config.model.clone())
+            .input(EmbeddingInput::StringArray(chunk.to_vec()));
+        if self.config.request_dimensions {
+            args.dimensions(self.config.dimensions as u32);
+        }
+        let request = args
+            .build()
+            .map_err(|e| EmbedError::Remote(e.to_string()))?;
+        let mut response = self
+            .client
+            .embeddings()
+            .create(request)
+            .await
+            .map_err(|e| EmbedError::Remote(e.to_string()))?;
+        if response.data.len() != chunk.len() {
+            return Err(EmbedError::Remote(format!(
+                "asked for {} embeddings, got {}",
+                chunk.len(),
+                response.data.len()
+            )));
+        }
+        response.data.sort_by_key(|e| e.index);
+        for e in response.data {
+            if e.embedding.len() != self.config.dimensions {
+                return Err(EmbedError::Dimensions {
+                    expected: self.config.dimensions,
+                    got: e.embedding.len(),
+                });
             }
-            let request = args
-                .build()
-                .map_err(|e| EmbedError::Remote(e.to_string()))?;
-            let mut response = self
-                .client
-                .embeddings()
-                .create(request)
-                .await
-                .map_err(|e| EmbedError::Remote(e.to_string()))?;
-            if response.data.len() != chunk.len() {
-                return Err(EmbedError::Remote(format!(
-                    "asked for {} embeddings, got {}",
-                    chunk.len(),
-                    response.data.len()
-                )));
-            }
-            response.data.sort_by_key(|e| e.index);
-            for e in response.data {
-                if e.embedding.len() != self.config.dimensions {
-                    return Err(EmbedError::Dimensions {
-                        expected: self.config.dimensions,
-                        got: e.embedding.len(),
-                    });
-                }
-                let mut v = e.embedding;
-                l2_normalize(&mut v);
-                out.push(v);
-            }
+            let mut v = e.embedding;
+            l2_normalize(&mut v);
+            out.push(v);
         }
         Ok(out)
     }

@@ -113,7 +113,7 @@ impl LlmExtractor {
             "response_format": response_format,
             "stream": false,
         });
-        completion_text(&self.client, request).await
+        completion_text(&self.client, "extract", request).await
     }
 
     /// One completion, falling back from json_schema to json_object once.
@@ -149,12 +149,36 @@ pub(crate) fn http_client(config: &LlmConfig) -> Client<OpenAIConfig> {
 }
 
 /// The text of one chat completion (`stream: false`); empty when the
-/// answer has none.
+/// answer has none. Every call is counted by model and `purpose` (extract,
+/// summarize, review): outcome, time, and the tokens the endpoint reports.
 pub(crate) async fn completion_text(
     client: &Client<OpenAIConfig>,
+    purpose: &'static str,
     request: Value,
 ) -> Result<String, OpenAIError> {
-    let response: Value = client.chat().create_byot(request).await?;
+    let model = request["model"].as_str().unwrap_or_default().to_owned();
+    let started = std::time::Instant::now();
+    let result: Result<Value, OpenAIError> = client.chat().create_byot(request).await;
+    let with = |key: &'static str, value: &'static str| {
+        [
+            ("model", model.clone()),
+            ("purpose", purpose.to_owned()),
+            (key, value.to_owned()),
+        ]
+    };
+    let outcome = if result.is_ok() { "ok" } else { "error" };
+    metrics::histogram!("engram_llm_duration_seconds", &with("outcome", outcome))
+        .record(started.elapsed().as_secs_f64());
+    metrics::counter!("engram_llm_requests_total", &with("outcome", outcome)).increment(1);
+    let response = result?;
+    for (kind, field) in [
+        ("prompt", "prompt_tokens"),
+        ("completion", "completion_tokens"),
+    ] {
+        if let Some(n) = response["usage"][field].as_u64() {
+            metrics::counter!("engram_llm_tokens_total", &with("type", kind)).increment(n);
+        }
+    }
     Ok(response["choices"][0]["message"]["content"]
         .as_str()
         .unwrap_or_default()

@@ -106,7 +106,7 @@ impl ConflictReviewer for LlmConflictReviewer {
             "response_format": {"type": "json_object"},
             "stream": false,
         });
-        let text = completion_text(&self.client, request)
+        let text = completion_text(&self.client, "review", request)
             .await
             .map_err(|e| ReviewError::Service(e.to_string()))?;
         parse_review(&text, group)

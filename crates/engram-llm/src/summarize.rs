@@ -62,7 +62,7 @@ impl Summarizer for LlmSummarizer {
             "max_tokens": max_tokens * 2,
             "stream": false,
         });
-        let text = completion_text(&self.client, request)
+        let text = completion_text(&self.client, "summarize", request)
             .await
             .map_err(|e| SummarizeError::Service(e.to_string()))?
             .trim()

@@ -64,6 +64,8 @@ pub async fn prepare(
     api_key: &str,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<(AppState, JoinHandle<()>)> {
+    // The metrics recorder first, so nothing recorded from here is lost.
+    engram_api::metrics::handle();
     store.migrate().await.context("applying migrations")?;
     store
         .check_embedder(embedder.id(), embedder.dimensions())

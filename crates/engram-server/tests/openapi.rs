@@ -157,6 +157,15 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     assert_eq!(served.text().await.unwrap(), engram_api::OPENAPI_YAML);
     c.checked
         .insert(("GET".into(), "/openapi.yaml".into(), 200));
+    // /metrics is text: its media type as documented (tests/metrics.rs reads it).
+    let metrics = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(metrics.status(), 200);
+    let media = metrics.headers()[header::CONTENT_TYPE].to_str().unwrap();
+    assert!(
+        c.spec["paths"]["/metrics"]["get"]["responses"]["200"]["content"][media].is_object(),
+        "{media}"
+    );
+    c.checked.insert(("GET".into(), "/metrics".into(), 200));
 
     let add = json!({"user_id": "u", "session_id": "s", "infer": false, "metadata": {"k": 1},
                      "messages": [{"role": "user", "content": "I keep bees."}, {"role": "user", "content": "I keep bees."}]});

@@ -29,6 +29,15 @@ pub struct NewJob {
     pub source_ref: Option<String>,
 }
 
+/// Jobs of one kind and status still to finish.
+#[derive(Debug, sqlx::FromRow)]
+pub struct QueueStat {
+    pub kind: String,
+    pub status: String,
+    pub count: i64,
+    pub oldest_age_secs: f64,
+}
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct JobRow {
     pub tenant_id: Uuid,
@@ -186,6 +195,18 @@ impl Store {
 
     /// Takes the next runnable job (queued and due, or running with an expired
     /// lease) for `lease_secs`, counting an attempt.
+    /// Jobs waiting or running, by kind and status, with the age of the
+    /// oldest (every tenant: for metrics).
+    pub async fn queue_stats(&self) -> Result<Vec<QueueStat>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT kind, status, count(*) AS count,
+                    coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_age_secs
+             FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, status",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     pub async fn claim_job(
         &self,
         worker: &str,

@@ -30,7 +30,7 @@ pub use export::{
     ExportedMemory, ExportedSession, UserExport, EXPORT_FORMAT, EXPORT_VERSION,
 };
 pub use extraction::{ExtractionTx, FactContext};
-pub use jobs::{Enqueued, JobKind, JobRow, NewJob, JOBS_CHANNEL};
+pub use jobs::{Enqueued, JobKind, JobRow, NewJob, QueueStat, JOBS_CHANNEL};
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
 pub use memories::{Candidate, InsertOutcome};
 pub use profile::UserSummary;

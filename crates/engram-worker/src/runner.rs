@@ -135,9 +135,13 @@ pub async fn run_one(
         return Ok(false);
     };
     let started = std::time::Instant::now();
-    match pipeline.process(&job).await {
+    let outcome = match pipeline.process(&job).await {
         Ok(results) => {
             tracing::info!(job = %job.id, results = results.len(), ms = started.elapsed().as_millis() as u64, "job done");
+            for r in &results {
+                metrics::counter!("engram_extraction_facts_total", "event" => r.event).increment(1);
+            }
+            "done"
         }
         Err(e) => {
             let retry = backoff(config, job.attempts);
@@ -147,14 +151,24 @@ pub async fn run_one(
                 .await?
             {
                 Some(status) => {
-                    tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed")
+                    tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed");
+                    if status.as_str() == "failed" {
+                        "failed"
+                    } else {
+                        "retry"
+                    }
                 }
                 None => {
-                    tracing::info!(job = %job.id, "job dropped: it was deleted while running (erasure or source purge)")
+                    tracing::info!(job = %job.id, "job dropped: it was deleted while running (erasure or source purge)");
+                    "dropped"
                 }
             }
         }
-    }
+    };
+    let labels = [("kind", job.kind.clone()), ("outcome", outcome.to_owned())];
+    metrics::counter!("engram_jobs_total", &labels).increment(1);
+    metrics::histogram!("engram_job_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
     Ok(true)
 }
 
