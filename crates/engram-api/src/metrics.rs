@@ -7,11 +7,12 @@
 //! (pool use, the job queue) are read when scraped. Labels carry route
 //! templates, statuses, kinds and model names: never ids, users or content.
 
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
+use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -51,8 +52,22 @@ pub fn handle() -> PrometheusHandle {
         .clone()
 }
 
+tokio::task_local! {
+    /// Nanoseconds the current request spent embedding.
+    static EMBEDDING: Arc<AtomicU64>;
+}
+
+/// Adds to the current request's embedding time (outside a request, e.g.
+/// in a worker, it does nothing).
+pub(crate) fn add_embedding_time(spent: Duration) {
+    let _ = EMBEDDING.try_with(|t| t.fetch_add(spent.as_nanos() as u64, Ordering::Relaxed));
+}
+
 /// Counts every request and times it to its response head, by method,
-/// route template and status.
+/// route template and status; tells the client where the time went in a
+/// `Server-Timing` header (`embed`: embedding the request's texts, `total`:
+/// the whole request in the server), so benchmarks can take the embedding
+/// out.
 pub async fn track(req: Request, next: Next) -> Response {
     let route = req
         .extensions()
@@ -61,7 +76,17 @@ pub async fn track(req: Request, next: Next) -> Response {
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().as_str().to_owned();
     let started = Instant::now();
-    let response = next.run(req).await;
+    let embedding = Arc::new(AtomicU64::new(0));
+    let mut response = EMBEDDING.scope(embedding.clone(), next.run(req)).await;
+    let ms = |nanos: f64| nanos / 1e6;
+    let timing = format!(
+        "embed;dur={:.3}, total;dur={:.3}",
+        ms(embedding.load(Ordering::Relaxed) as f64),
+        ms(started.elapsed().as_nanos() as f64)
+    );
+    if let Ok(v) = HeaderValue::from_str(&timing) {
+        response.headers_mut().insert("server-timing", v);
+    }
     let labels = [
         ("method", method),
         ("route", route),

@@ -172,3 +172,32 @@ async fn queue_depth_and_the_oldest_job_are_read_at_scrape_time(pool: PgPool) {
     let age = sample(&text, "engram_jobs_oldest_age_seconds", &queued).unwrap();
     assert!((90.0..120.0).contains(&age), "{age}");
 }
+
+#[sqlx::test(migrations = false)]
+async fn responses_say_where_the_time_went(pool: PgPool) {
+    let app = common::spawn_app(pool).await;
+    let timing = |resp: &reqwest::Response| -> (f64, f64) {
+        let header = resp.headers()["server-timing"].to_str().unwrap().to_owned();
+        let dur = |name: &str| -> f64 {
+            header
+                .split(", ")
+                .find_map(|p| p.strip_prefix(&format!("{name};dur=")))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name} in {header}"))
+        };
+        (dur("embed"), dur("total"))
+    };
+    let search = app
+        .client
+        .post(app.url("/v1/memories/search"))
+        .bearer_auth(common::KEY)
+        .json(&json!({"user_id": "t", "query": "a question never asked before 8137"}))
+        .send()
+        .await
+        .unwrap();
+    let (embed, total) = timing(&search);
+    assert!(embed > 0.0 && embed <= total, "{embed} {total}");
+    let health = app.client.get(app.url("/healthz")).send().await.unwrap();
+    let (embed, total) = timing(&health);
+    assert!(embed == 0.0 && total >= 0.0);
+}

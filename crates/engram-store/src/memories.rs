@@ -112,6 +112,27 @@ impl Store {
         window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     ) -> Result<Vec<Candidate>, StoreError> {
         let query = Vector::from(query.to_vec());
+        if also.is_empty() && window.is_none() {
+            // Plain dense search: the nearest rows in one pass.
+            let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "));
+            q.push_bind(query.clone())
+                .push(")::float8 AS cosine FROM memories");
+            push_filter(&mut q, tenant, filter);
+            q.push(" ORDER BY embedding <=> ")
+                .push_bind(query)
+                .push(", id LIMIT ")
+                .push_bind(limit as i64);
+            let mut tx = self.tenant_tx(tenant).await?;
+            let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
+            tx.commit().await?;
+            return Ok(rows
+                .into_iter()
+                .map(|r| Candidate {
+                    cosine: r.cosine as f32,
+                    memory: r.memory.into(),
+                })
+                .collect());
+        }
         let mut q = QueryBuilder::new("WITH nearest AS ((SELECT id FROM memories");
         push_filter(&mut q, tenant, filter);
         q.push(" ORDER BY embedding <=> ")
@@ -484,12 +505,17 @@ pub(crate) async fn insert_memories_in(
             ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
                    importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
         ), restored AS (
-            -- Archived copies of these texts, read before the upsert restores them.
-            SELECT m.id FROM memories m JOIN input i
-              ON m.tenant_id = $1 AND coalesce(m.user_id, '') = coalesce(i.user_id, '')
-             AND coalesce(m.agent_id, '') = coalesce(i.agent_id, '')
-             AND coalesce(m.session_id, '') = coalesce(i.session_id, '') AND m.content_hash = i.content_hash
-            WHERE m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NOT NULL
+            -- Archived copies of these texts, read before the upsert restores
+            -- them; LATERAL, so each is one probe of the live-content index
+            -- (a join let the planner scan the whole table).
+            SELECT m.id FROM input i CROSS JOIN LATERAL (
+                SELECT id FROM memories m
+                WHERE m.tenant_id = $1 AND coalesce(m.user_id, '') = coalesce(i.user_id, '')
+                  AND coalesce(m.agent_id, '') = coalesce(i.agent_id, '')
+                  AND coalesce(m.session_id, '') = coalesce(i.session_id, '')
+                  AND m.content_hash = i.content_hash
+                  AND m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NOT NULL
+            ) m
         ), written AS (
             INSERT INTO memories AS m (
                 tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,

@@ -27,8 +27,11 @@ impl Store {
         &self,
         tenant: Uuid,
     ) -> Result<Transaction<'static, Postgres>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        enter_tenant(&mut tx, tenant).await?;
-        Ok(tx)
+        // BEGIN and both settings in one round trip (a simple query; the
+        // tenant is a Uuid, so formatting it in cannot inject anything).
+        let begin = format!(
+            "BEGIN; SELECT set_config('engram.tenant_id', '{tenant}', true), set_config('role', 'engram_app', true)"
+        );
+        Ok(self.pool.begin_with(begin).await?)
     }
 }

@@ -27,7 +27,10 @@ pub(crate) async fn embed_all(
     state: &AppState,
     texts: &[String],
 ) -> Result<Vec<Vec<f32>>, ApiError> {
-    let vectors = state.embedder.embed(texts).await?;
+    let started = std::time::Instant::now();
+    let vectors = state.embedder.embed(texts).await;
+    crate::metrics::add_embedding_time(started.elapsed());
+    let vectors = vectors?;
     if vectors.len() != texts.len() {
         return Err(ApiError::Internal(format!(
             "the embedder returned {} vectors for {} texts",
