@@ -509,7 +509,8 @@ async fn bench(args: &Args, url: &str, model_dir: &str) -> anyhow::Result<()> {
                 let (mut lat, mut embed, mut errors, mut i) = (vec![], vec![], 0usize, 0usize);
                 while Instant::now() < until {
                     let body = json!({"user_id": format!("user-{}", (w * 7919 + i * 31) % users),
-                                      "query": format!("{} {w}-{i} throughput", QUESTIONS[i % QUESTIONS.len()])});
+                                      // Unique across runs: the server's cache must never answer.
+                                      "query": format!("{} {c}-{w}-{i} throughput", QUESTIONS[i % QUESTIONS.len()])});
                     match post(&client, &url, &body).await {
                         Ok(r) => {
                             lat.push(r.client_ms);

@@ -30,10 +30,6 @@ struct Model {
 #[derive(Clone)]
 pub struct MiniLm {
     model: Arc<Model>,
-    /// Model calls at once: one per core. More only share the cores and
-    /// thrash (measured: 4 concurrent searches on 2 cores served 25% fewer
-    /// requests per second than 2); the others wait their turn.
-    slots: Arc<tokio::sync::Semaphore>,
 }
 
 fn model_err(e: impl std::fmt::Display) -> EmbedError {
@@ -64,14 +60,12 @@ impl MiniLm {
             VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)
                 .map_err(model_err)?;
         let bert = BertModel::load(vb, &config).map_err(model_err)?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(Self {
             model: Arc::new(Model {
                 bert,
                 tokenizer,
                 device,
             }),
-            slots: Arc::new(tokio::sync::Semaphore::new(cores)),
         })
     }
 
@@ -154,12 +148,6 @@ impl Embedder for MiniLm {
         let this = self.clone();
         let batch = texts.to_vec();
         crate::metered(self.id(), texts.len(), async move {
-            let _slot = this
-                .slots
-                .clone()
-                .acquire_owned()
-                .await
-                .map_err(model_err)?;
             tokio::task::spawn_blocking(move || this.embed_blocking(&batch))
                 .await
                 .map_err(model_err)?

@@ -222,3 +222,55 @@ async fn a_real_local_model_runs_the_job_path(pool: PgPool) {
         other => panic!("unexpected status {other}"),
     }
 }
+
+/// Hangs on the first call (past the client's timeout), answers after.
+struct HangsOnce(std::sync::atomic::AtomicUsize);
+
+impl Respond for HangsOnce {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let first = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+        let answer = FakeModel.respond(req);
+        if first {
+            answer.set_delay(Duration::from_secs(30))
+        } else {
+            answer
+        }
+    }
+}
+
+#[sqlx::test(migrations = false)]
+async fn an_llm_that_hangs_times_out_and_the_job_is_retried(pool: PgPool) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(HangsOnce(std::sync::atomic::AtomicUsize::new(0)))
+        .mount(&server)
+        .await;
+    let app = app_with_llm(pool, &server, ApiConfig::default()).await;
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Dallas."}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        // The API answers quickly while the LLM hangs.
+        let started = std::time::Instant::now();
+        app.search(json!({"user_id": "u", "query": "where do I live"}))
+            .await;
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let j = app.get(&format!("/v1/jobs/{job}")).await.body;
+        if j["status"] == "done" {
+            assert_eq!(j["attempts"], 2, "one timed out, one answered: {j}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{j}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let found = app
+        .search(json!({"user_id": "u", "query": "where do I live"}))
+        .await;
+    assert_eq!(found[0]["memory"], "User lives in Dallas.");
+}
