@@ -80,6 +80,18 @@ async fn app_with_llm(pool: PgPool, server: &MockServer, config: ApiConfig) -> T
     spawn_app_extracting(pool, config, fast_workers(1), Arc::new(llm)).await
 }
 
+/// Queues "I live in Dallas." for extraction; the job's id.
+async fn queue_dallas(app: &TestApp) -> String {
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Dallas."}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    r.body["job_id"].as_str().unwrap().to_owned()
+}
+
 #[sqlx::test(migrations = false)]
 async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
     let server = MockServer::start().await;
@@ -150,14 +162,7 @@ async fn an_llm_that_keeps_failing_fails_the_job_visibly_and_the_api_stays_up(po
         ..ApiConfig::default()
     };
     let app = app_with_llm(pool, &server, config).await;
-    let r = app
-        .post(
-            "/v1/memories",
-            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Dallas."}]}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::ACCEPTED);
-    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    let job = queue_dallas(&app).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         // The API answers while the job retries.
@@ -246,14 +251,7 @@ async fn an_llm_that_hangs_times_out_and_the_job_is_retried(pool: PgPool) {
         .mount(&server)
         .await;
     let app = app_with_llm(pool, &server, ApiConfig::default()).await;
-    let r = app
-        .post(
-            "/v1/memories",
-            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Dallas."}]}),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::ACCEPTED);
-    let job = r.body["job_id"].as_str().unwrap().to_owned();
+    let job = queue_dallas(&app).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         // The API answers quickly while the LLM hangs.
