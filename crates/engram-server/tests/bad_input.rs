@@ -314,3 +314,81 @@ async fn malformed_requests_get_problems_not_500s(pool: PgPool) {
     assert_eq!(m["memory"], "I like tea.");
     assert_eq!(m["importance"].as_f64(), Some(0.5));
 }
+
+/// Bad input under load: many clients at once send oversized, malformed,
+/// mistyped and invalid requests between good ones. Every bad one gets its
+/// problem document, never a 5xx; every good add is stored exactly once.
+#[sqlx::test(migrations = false)]
+async fn bad_input_under_load_gets_problems_and_good_writes_all_land(pool: PgPool) {
+    let config = ApiConfig {
+        max_body_bytes: 64 * 1024,
+        ..ApiConfig::default()
+    };
+    let app = std::sync::Arc::new(spawn_app_with(pool, config).await);
+    let url = app.url("/v1/memories");
+    let bad: Vec<(String, &str, u16, Option<&str>)> = vec![
+        (
+            json!({"user_id": "u", "infer": false, "text": "x".repeat(70 * 1024)}).to_string(),
+            "application/json",
+            413,
+            None,
+        ),
+        ("{\"user_id\": ".into(), "application/json", 400, None),
+        ("{}".into(), "text/plain", 415, None),
+        (
+            json!({"user_id": "", "infer": false, "text": "hi"}).to_string(),
+            "application/json",
+            422,
+            Some("user_id"),
+        ),
+        (
+            json!({"user_id": "u", "infer": false, "messages": [{"role": "robot", "content": "x"}]})
+                .to_string(),
+            "application/json",
+            422,
+            Some("messages[0].role"),
+        ),
+        (
+            json!({"user_id": "u", "infer": "yes", "text": "hi"}).to_string(),
+            "application/json",
+            422,
+            Some("infer"),
+        ),
+    ];
+    let bad = std::sync::Arc::new(bad);
+    let tasks = (0..8).map(|client| {
+        let (app, url, bad) = (app.clone(), url.clone(), bad.clone());
+        tokio::spawn(async move {
+            let mut stored = 0;
+            for i in 0..12 {
+                let (body, media, status, field) = &bad[(client + i) % bad.len()];
+                let r = app
+                    .raw(
+                        app.client
+                            .post(&url)
+                            .bearer_auth(KEY)
+                            .header(header::CONTENT_TYPE, *media)
+                            .body(body.clone()),
+                    )
+                    .await;
+                r.assert_problem(*status, *field);
+                let good = app
+                    .post(
+                        "/v1/memories",
+                        json!({"user_id": "load", "infer": false, "text": format!("fact {client}-{i}")}),
+                    )
+                    .await;
+                assert_eq!(good.status, 201, "{}", good.body);
+                stored += 1;
+            }
+            stored
+        })
+    });
+    let mut acknowledged = 0;
+    for t in futures::future::join_all(tasks).await {
+        acknowledged += t.unwrap();
+    }
+    let listed = app.get("/v1/memories?user_id=load&limit=100").await.body;
+    assert_eq!(listed["results"].as_array().unwrap().len(), acknowledged);
+    assert_eq!(acknowledged, 96);
+}
