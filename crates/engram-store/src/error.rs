@@ -26,6 +26,15 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
                 Self::Unavailable(e)
             }
+            // The server going away mid-connection: shutting down (class 57,
+            // operator intervention) or the connection failing (class 08).
+            sqlx::Error::Database(db)
+                if db
+                    .code()
+                    .is_some_and(|c| c.starts_with("57") || c.starts_with("08")) =>
+            {
+                Self::Unavailable(e)
+            }
             sqlx::Error::Database(db) if db.is_unique_violation() => Self::Conflict(
                 "a live memory with this content already exists in this scope".into(),
             ),
