@@ -74,7 +74,6 @@ pub fn content(field: &str, value: &str, limits: &Limits) -> Result<String, Fiel
     text(field, value, limits.max_content_chars)
 }
 
-/// A search query: non-blank and within the configured length.
 /// A tenant name: 1-64 of `a-z 0-9 . _ -`, starting with a letter or digit,
 /// and not shaped like a UUID (a tenant may be named by either).
 pub fn tenant_name(field: &str, value: &str) -> Result<String, FieldError> {
@@ -97,6 +96,7 @@ pub fn tenant_name(field: &str, value: &str) -> Result<String, FieldError> {
     Ok(value.to_owned())
 }
 
+/// A search query: non-blank and within the configured length.
 pub fn query(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
     text(field, value, limits.max_query_chars)
 }
@@ -111,7 +111,23 @@ fn text(field: &str, value: &str, max_chars: usize) -> Result<String, FieldError
             format!("must be at most {max_chars} characters"),
         ));
     }
+    if value.contains('\0') {
+        return Err(FieldError::new(field, NUL));
+    }
     Ok(value.to_owned())
+}
+
+/// Postgres stores no NUL character in text or jsonb (found by fuzzing: it
+/// was a 500).
+const NUL: &str = "must not contain NUL (\\u0000) characters";
+
+fn has_nul(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::String(s) => s.contains('\0'),
+        serde_json::Value::Array(a) => a.iter().any(has_nul),
+        serde_json::Value::Object(o) => o.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
+    }
 }
 
 /// A number that must lie in `lo..=hi` (and be finite).
@@ -130,6 +146,9 @@ pub fn metadata(field: &str, value: &serde_json::Value, limits: &Limits) -> Resu
     if !value.is_object() {
         return Err(FieldError::new(field, "must be a JSON object"));
     }
+    if has_nul(value) {
+        return Err(FieldError::new(field, NUL));
+    }
     if value.to_string().len() > limits.max_metadata_bytes {
         return Err(FieldError::new(
             field,
@@ -145,6 +164,16 @@ pub fn metadata(field: &str, value: &serde_json::Value, limits: &Limits) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nul_characters_are_refused_in_text_and_metadata() {
+        let limits = Limits::default();
+        assert_eq!(query("query", "a\0b", &limits).unwrap_err().field, "query");
+        assert!(content("content", "a\0b", &limits).is_err());
+        assert!(metadata("metadata", &serde_json::json!({"k": ["x\0"]}), &limits).is_err());
+        assert!(metadata("metadata", &serde_json::json!({"k\0": 1}), &limits).is_err());
+        assert!(query("query", "ordinary text", &limits).is_ok());
+    }
 
     #[test]
     fn identifiers_reject_blank_long_and_control() {

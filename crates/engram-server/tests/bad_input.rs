@@ -354,6 +354,20 @@ async fn bad_input_under_load_gets_problems_and_good_writes_all_land(pool: PgPoo
             422,
             Some("infer"),
         ),
+        // Postgres stores no NUL: found by the fuzzer as a 500.
+        (
+            json!({"user_id": "u", "infer": false, "text": "a\u{0}b"}).to_string(),
+            "application/json",
+            422,
+            Some("text"),
+        ),
+        (
+            json!({"user_id": "u", "infer": false, "text": "hi", "metadata": {"k": "a\u{0}"}})
+                .to_string(),
+            "application/json",
+            422,
+            Some("metadata"),
+        ),
     ];
     let bad = std::sync::Arc::new(bad);
     let tasks = (0..8).map(|client| {
