@@ -223,8 +223,9 @@ fn ambiguous(group: &[&MemoryView]) -> bool {
     }
 }
 
-fn group_key(group: &[&MemoryView]) -> Vec<Uuid> {
-    let mut ids: Vec<Uuid> = group.iter().map(|m| m.id).collect();
+/// The key a review is filed under: the memories' ids, sorted.
+fn sorted_ids(ids: impl Iterator<Item = Uuid>) -> Vec<Uuid> {
+    let mut ids: Vec<Uuid> = ids.collect();
     ids.sort();
     ids
 }
@@ -253,9 +254,7 @@ pub struct ConflictGroup {
 impl ConflictGroup {
     /// The key its review is filed under: the memories' ids, sorted.
     pub fn key(&self) -> Vec<Uuid> {
-        let mut ids: Vec<Uuid> = self.statements.iter().map(|s| s.id).collect();
-        ids.sort();
-        ids
+        sorted_ids(self.statements.iter().map(|s| s.id))
     }
 }
 
@@ -346,8 +345,8 @@ pub fn plan_reviewed(
     // are never superseded here. A review overrides the rules for the group
     // it saw.
     for ((_, attribute), group) in conflict_groups(&live) {
-        let review = reviews.get(&group_key(&group));
-        let (winner, reviewed) = match review {
+        let review = reviews.get(&sorted_ids(group.iter().map(|m| m.id)));
+        let reviewed = match review {
             Some(Review {
                 verdict: Verdict::AllHold,
                 ..
@@ -355,17 +354,17 @@ pub fn plan_reviewed(
             Some(Review {
                 verdict: Verdict::Current(id),
                 reason,
-            }) => match group.iter().find(|m| m.id == *id) {
-                Some(w) => (*w, Some(reason)),
-                None => match rule_winner(&group) {
-                    Some(w) => (w, None),
-                    None => continue,
-                },
-            },
-            None => match rule_winner(&group) {
-                Some(w) => (w, None),
-                None => continue,
-            },
+            }) => group
+                .iter()
+                .find(|m| m.id == *id)
+                .map(|w| (*w, reason.as_str())),
+            None => None,
+        };
+        let Some((winner, reviewed)) = reviewed
+            .map(|(w, r)| (w, Some(r)))
+            .or_else(|| rule_winner(&group).map(|w| (w, None)))
+        else {
+            continue;
         };
         for m in &group {
             if m.id == winner.id || m.pinned {

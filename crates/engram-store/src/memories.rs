@@ -122,16 +122,7 @@ impl Store {
                 .push_bind(query)
                 .push(", id LIMIT ")
                 .push_bind(limit as i64);
-            let mut tx = self.tenant_tx(tenant).await?;
-            let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
-            tx.commit().await?;
-            return Ok(rows
-                .into_iter()
-                .map(|r| Candidate {
-                    cosine: r.cosine as f32,
-                    memory: r.memory.into(),
-                })
-                .collect());
+            return self.fetch_candidates(tenant, q).await;
         }
         let mut q = QueryBuilder::new("WITH nearest AS ((SELECT id FROM memories");
         push_filter(&mut q, tenant, filter);
@@ -160,6 +151,15 @@ impl Store {
         q.push(" AND (id IN (SELECT id FROM nearest) OR id = ANY(")
             .push_bind(also.to_vec())
             .push(")) ORDER BY cosine DESC, id");
+        self.fetch_candidates(tenant, q).await
+    }
+
+    /// Runs a candidate query in the tenant's transaction.
+    async fn fetch_candidates(
+        &self,
+        tenant: Uuid,
+        mut q: QueryBuilder<'_, Postgres>,
+    ) -> Result<Vec<Candidate>, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
         let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
         tx.commit().await?;
