@@ -601,6 +601,51 @@ async fn search_modes_find_rare_words_and_show_their_components(pool: PgPool) {
     .assert_problem(422, Some("lexical_weight"));
 }
 
+/// Hybrid search answers the same whether BM25 finishes before the query's
+/// vector (the first ask: one statement fetches the nearest with its picks)
+/// or after it (the repeat, whose vector is cached: the nearest are found
+/// beside BM25 and its picks fetched after), including a pick that only BM25
+/// finds, outside the 50 nearest.
+#[sqlx::test(migrations = false)]
+async fn hybrid_search_is_the_same_whichever_ranker_finishes_first(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let dishes = [
+        "risotto", "lasagne", "paella", "curry", "ramen", "goulash", "tagine", "chili", "moussaka",
+        "pho", "gumbo", "biryani", "stew", "dal", "pad thai", "falafel",
+    ];
+    for i in 0..80 {
+        let dish = dishes[i % dishes.len()];
+        app.add_text("cook", &format!("I cooked {dish} for dinner on day {i}."))
+            .await;
+    }
+    let parcel = app
+        .add_text("cook", "The courier says parcel QX7731 is delayed.")
+        .await;
+    let ask = || {
+        app.search(serde_json::json!({"user_id": "cook", "query": "what did I cook for dinner, and QX7731", "top_k": 10}))
+    };
+    let first = ask().await;
+    let repeat = ask().await;
+    let ids = |hits: &[serde_json::Value]| -> Vec<String> {
+        hits.iter()
+            .map(|h| h["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(ids(&first).contains(&parcel), "{first:?}");
+    // The parcel is not among the 50 nearest by meaning: only BM25 brings it.
+    let by_meaning = app
+        .search(serde_json::json!({"user_id": "cook", "query": "what did I cook for dinner, and QX7731",
+                                   "mode": "dense", "top_k": 100, "threshold": -1, "weights": {"relevance": 1, "recency": 0, "importance": 0}}))
+        .await;
+    let rank = ids(&by_meaning).iter().position(|id| *id == parcel);
+    assert!(rank.is_some_and(|r| r >= 50), "rank by meaning {rank:?}");
+    assert_eq!(ids(&first), ids(&repeat));
+    for (a, b) in first.iter().zip(&repeat) {
+        assert_eq!(a["scores"]["lexical"], b["scores"]["lexical"]);
+        assert_eq!(a["scores"]["dense"], b["scores"]["dense"]);
+    }
+}
+
 /// A period named in the query ("in May 2023", "last week") prefers the
 /// memories said in it, shows how it was read, can filter instead, and can
 /// be turned off; names that English drops as stop words still match.

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use engram_core::decide::Known;
 use engram_core::extract::Candidate;
 use engram_core::{Scope, Source, SourceType};
-use pgvector::Vector;
+use pgvector::{HalfVector, Vector};
 use serde_json::Value;
 use sqlx::{Postgres, Transaction};
 use uuid::Uuid;
@@ -125,7 +125,9 @@ impl ExtractionTx {
     }
 
     /// Live memories of the scope with the candidate's subject and attribute,
-    /// plus its `neighbours` nearest by meaning.
+    /// plus its `neighbours` nearest by meaning (found with the half-precision
+    /// copy, as search does; their similarity from full precision, since
+    /// decisions compare it with thresholds).
     pub async fn known(
         &mut self,
         candidate: &Candidate,
@@ -135,7 +137,7 @@ impl ExtractionTx {
         let scope = self.scope_sql();
         let rows: Vec<KnownRow> = sqlx::query_as(&format!(
             "WITH near AS (
-                SELECT id FROM memories WHERE {scope} ORDER BY embedding <=> $7 LIMIT $8
+                SELECT id FROM memories WHERE {scope} ORDER BY embedding_half <=> $9 LIMIT $8
              )
              SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
              FROM memories
@@ -149,6 +151,7 @@ impl ExtractionTx {
         .bind(&candidate.attribute)
         .bind(Vector::from(embedding.to_vec()))
         .bind(neighbours)
+        .bind(HalfVector::from_f32_slice(embedding))
         .fetch_all(&mut *self.tx)
         .await?;
         Ok(rows

@@ -7,12 +7,13 @@ use chrono::{DateTime, Utc};
 use engram_core::{
     AddEvent, HistoryEntry, Memory, MemoryFilter, MemoryPatch, MemoryState, NewMemory, Page, Scope,
 };
-use pgvector::Vector;
+use pgvector::{HalfVector, Vector};
 use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::audit::{write_audit, AuditEntry};
 use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
+use crate::tenant::end_read;
 use crate::{Store, StoreError};
 use engram_core::access::subject_hash;
 
@@ -69,7 +70,7 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(StoreError::NotFound)?;
-        tx.commit().await?;
+        end_read(tx);
         Ok(row.into())
     }
 
@@ -93,7 +94,7 @@ impl Store {
             .push_bind(page.limit as i64);
         let mut tx = self.tenant_tx(tenant).await?;
         let rows: Vec<MemoryRow> = q.build_query_as().fetch_all(&mut *tx).await?;
-        tx.commit().await?;
+        end_read(tx);
         Ok(rows.into_iter().map(Memory::from).collect())
     }
 
@@ -111,22 +112,21 @@ impl Store {
         also: &[Uuid],
         window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     ) -> Result<Vec<Candidate>, StoreError> {
-        let query = Vector::from(query.to_vec());
+        // Bound as halfvec, so no statement converts it once per row.
+        let query = HalfVector::from_f32_slice(query);
         if also.is_empty() && window.is_none() {
-            // Plain dense search: the nearest rows in one pass.
-            let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "));
-            q.push_bind(query.clone())
-                .push(")::float8 AS cosine FROM memories");
+            // Plain dense search: the nearest rows in one pass, each
+            // distance computed once (ordering by the output column).
+            let mut q = QueryBuilder::new(format!("SELECT {MEMORY_COLUMNS}, {COSINE}"));
+            q.push_bind(query).push(COSINE_END).push(" FROM memories");
             push_filter(&mut q, tenant, filter);
-            q.push(" ORDER BY embedding <=> ")
-                .push_bind(query)
-                .push(", id LIMIT ")
+            q.push(" ORDER BY cosine DESC, id LIMIT ")
                 .push_bind(limit as i64);
             return self.fetch_candidates(tenant, q).await;
         }
         let mut q = QueryBuilder::new("WITH nearest AS ((SELECT id FROM memories");
         push_filter(&mut q, tenant, filter);
-        q.push(" ORDER BY embedding <=> ")
+        q.push(" ORDER BY embedding_half <=> ")
             .push_bind(query.clone())
             .push(" LIMIT ")
             .push_bind(limit as i64)
@@ -138,15 +138,16 @@ impl Store {
                 .push_bind(from)
                 .push(" AND created_at < ")
                 .push_bind(to)
-                .push(" ORDER BY embedding <=> ")
+                .push(" ORDER BY embedding_half <=> ")
                 .push_bind(query.clone())
                 .push(" LIMIT ")
                 .push_bind(limit as i64)
                 .push(")");
         }
-        q.push(format!(") SELECT {MEMORY_COLUMNS}, 1 - (embedding <=> "))
+        q.push(format!(") SELECT {MEMORY_COLUMNS}, {COSINE}"))
             .push_bind(query)
-            .push(")::float8 AS cosine FROM memories");
+            .push(COSINE_END)
+            .push(" FROM memories");
         push_filter(&mut q, tenant, filter);
         q.push(" AND (id IN (SELECT id FROM nearest) OR id = ANY(")
             .push_bind(also.to_vec())
@@ -162,7 +163,7 @@ impl Store {
     ) -> Result<Vec<Candidate>, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
         let rows: Vec<CandidateRow> = q.build_query_as().fetch_all(&mut *tx).await?;
-        tx.commit().await?;
+        end_read(tx);
         Ok(rows
             .into_iter()
             .map(|r| Candidate {
@@ -183,10 +184,15 @@ impl Store {
     /// the whole table, so what is rare for this user weighs most. k1 = 1.2,
     /// b = 0.75, document length is the number of distinct lexemes, and term
     /// frequency counts as 1: a memory is a sentence or two where a term
-    /// rarely repeats, and testing each term's presence is 3-4x cheaper than
-    /// unnesting every matching tsvector (docs/EVALUATION.md). The scope is
-    /// read once, without the GIN index: within one user a scan beats
-    /// intersecting the tenant-wide posting lists.
+    /// rarely repeats (docs/EVALUATION.md).
+    ///
+    /// Two statements: the first reads the query's terms; the second reads
+    /// the scope once, without the GIN index (within one user a scan beats
+    /// intersecting the tenant-wide posting lists), marking per row which
+    /// terms it has, and scores from those marks. One column per term, so
+    /// the scan tests each term once per row and nothing wide is kept: at
+    /// 20,000 memories in scope this is about half the time of joining rows
+    /// with a table of terms (docs/BENCHMARKS.md).
     pub async fn lexical_scores(
         &self,
         tenant: Uuid,
@@ -195,49 +201,29 @@ impl Store {
         exact: &[String],
         limit: usize,
     ) -> Result<Vec<(Uuid, f32)>, StoreError> {
-        let mut q = QueryBuilder::new(
-            "WITH terms AS (
-                SELECT DISTINCT false AS exact, lexeme AS term, quote_literal(lexeme)::tsquery AS tq
-                FROM unnest(to_tsvector('english', ",
-        );
-        q.push_bind(text.to_owned())
-            .push(
-                ")) WHERE lexeme NOT IN (
-                    SELECT lexeme FROM unnest(to_tsvector('english', array_to_string(",
-            )
-            .push_bind(exact.to_vec())
-            .push(
-                "::text[], ' '))))
-                UNION ALL
-                SELECT DISTINCT true, t, quote_literal(t)::tsquery FROM unnest(",
-            )
-            .push_bind(exact.to_vec())
-            .push(
-                "::text[]) t
-            ), scope AS MATERIALIZED (
-                SELECT id, content_tsv, content_exact_tsv, lexeme_count FROM memories",
-            );
-        push_filter(&mut q, tenant, filter);
-        q.push(
-            "), stats AS (
-                SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl FROM scope
-            ), m AS (
-                SELECT scope.id, scope.lexeme_count::float8 AS dl, terms.exact, terms.term
-                FROM scope JOIN terms
-                  ON CASE WHEN terms.exact THEN scope.content_exact_tsv ELSE scope.content_tsv END @@ terms.tq
-            ), df AS (
-                SELECT exact, term, count(*)::float8 AS df FROM m GROUP BY exact, term
-            )
-            SELECT m.id,
-                   sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-                       * 2.2 / (1 + 1.2 * (0.25 + 0.75 * m.dl / stats.avgdl)))::float8 AS bm25
-            FROM m JOIN df USING (exact, term) CROSS JOIN stats
-            GROUP BY m.id ORDER BY bm25 DESC, m.id LIMIT ",
-        )
-        .push_bind(limit as i64);
         let mut tx = self.tenant_tx(tenant).await?;
-        let rows: Vec<(Uuid, f64)> = q.build_query_as().fetch_all(&mut *tx).await?;
-        tx.commit().await?;
+        let terms: Vec<(bool, String)> = sqlx::query_as(
+            "SELECT false, lexeme FROM unnest(to_tsvector('english', $1))
+             WHERE lexeme NOT IN (
+                 SELECT lexeme FROM unnest(to_tsvector('english', array_to_string($2::text[], ' '))))
+             UNION
+             SELECT true, t FROM unnest($2::text[]) t
+             ORDER BY 1 DESC, 2 LIMIT $3",
+        )
+        .bind(text)
+        .bind(exact)
+        .bind(MAX_LEXICAL_TERMS)
+        .fetch_all(&mut *tx)
+        .await?;
+        if terms.is_empty() {
+            end_read(tx);
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(Uuid, f64)> = lexical_query(tenant, filter, &terms, limit)
+            .build_query_as()
+            .fetch_all(&mut *tx)
+            .await?;
+        end_read(tx);
         Ok(rows.into_iter().map(|(id, s)| (id, s as f32)).collect())
     }
 
@@ -607,6 +593,62 @@ pub(crate) async fn insert_memories_in(
         })
         .collect()
 }
+
+/// Terms a lexical search scores at most (exact words first): one column
+/// each, and a query of 4,000 characters can hold several hundred.
+const MAX_LEXICAL_TERMS: i64 = 256;
+
+/// BM25 over the scope for `terms` ((exact, term) pairs): column `h{i}` marks
+/// the rows with term i, `df{i}` counts them, and a row's score is the sum of
+/// its terms' idf times the length norm.
+fn lexical_query<'a>(
+    tenant: Uuid,
+    filter: &'a MemoryFilter,
+    terms: &'a [(bool, String)],
+    limit: usize,
+) -> QueryBuilder<'a, Postgres> {
+    let mut q = QueryBuilder::new("WITH scope AS MATERIALIZED (SELECT id, lexeme_count");
+    for (i, (exact, term)) in terms.iter().enumerate() {
+        let column = if *exact {
+            "content_exact_tsv"
+        } else {
+            "content_tsv"
+        };
+        // A scalar subquery is evaluated once, not per row.
+        q.push(format!(", {column} @@ (SELECT quote_literal("))
+            .push_bind(term)
+            .push(format!("::text)::tsquery) AS h{i}"));
+    }
+    q.push(" FROM memories");
+    push_filter(&mut q, tenant, filter);
+    q.push("), stats AS (SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl");
+    for i in 0..terms.len() {
+        q.push(format!(", count(*) FILTER (WHERE h{i})::float8 AS df{i}"));
+    }
+    q.push(" FROM scope), idf AS (SELECT avgdl");
+    for i in 0..terms.len() {
+        q.push(format!(
+            ", ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) AS idf{i}"
+        ));
+    }
+    q.push(" FROM stats) SELECT id, ((0");
+    for i in 0..terms.len() {
+        q.push(format!(" + CASE WHEN h{i} THEN idf{i} ELSE 0 END"));
+    }
+    q.push(") * 2.2 / (1 + 1.2 * (0.25 + 0.75 * lexeme_count / avgdl)))::float8 AS bm25 FROM scope CROSS JOIN idf WHERE false");
+    for i in 0..terms.len() {
+        q.push(format!(" OR h{i}"));
+    }
+    q.push(" ORDER BY bm25 DESC, id LIMIT ")
+        .push_bind(limit as i64);
+    q
+}
+
+/// A candidate's cosine to the query (bound between the two halves): from
+/// the half-precision copy, which search scans because it stays in the row
+/// (migration 9); it differs from full precision by about 1e-4.
+const COSINE: &str = "(1 - (embedding_half <=> ";
+const COSINE_END: &str = "))::float8 AS cosine";
 
 /// `FROM memories` is already pushed; appends the WHERE clause for tenant, scope
 /// and filters. Only conditions that are present are emitted, so the planner sees

@@ -224,7 +224,10 @@ fn restrict_to(filter: &mut MemoryFilter, t: &QueryTime) {
 /// vector, so it runs in Postgres while the query is embedded here; one more
 /// statement then fetches the nearest memories together with the lexical
 /// picks (and, when the query names a period, the nearest from around it),
-/// each with its cosine. Hybrid thus costs about what dense does.
+/// each with its cosine. Hybrid thus costs about what dense does. When BM25
+/// takes longer than the embedding (a scope of many thousands, or a cached
+/// vector), the nearest are found at the same time instead, on the other
+/// core, and the picks not among them fetched after.
 async fn candidates(
     state: &AppState,
     tenant: uuid::Uuid,
@@ -246,15 +249,55 @@ async fn candidates(
             }
         }
     };
-    let (vector, lexical) = tokio::try_join!(embed_one(state, text), async {
-        lexical.await.map_err(ApiError::from)
-    })?;
+    let mut lexical = std::pin::pin!(async { lexical.await.map_err(ApiError::from) });
+    let mut lexical_done = None;
+    let vector = {
+        let mut embed = std::pin::pin!(embed_one(state, text));
+        loop {
+            tokio::select! {
+                biased;
+                l = &mut lexical, if lexical_done.is_none() => lexical_done = Some(l?),
+                v = &mut embed => break v?,
+            }
+        }
+    };
     let dense_pool = if mode == SearchMode::Lexical { 0 } else { pool };
-    let ids: Vec<uuid::Uuid> = lexical.iter().map(|(id, _)| *id).collect();
+    let (found, lexical) = match lexical_done {
+        // The usual case: BM25 was ready before the vector, so one statement
+        // fetches the nearest together with its picks.
+        Some(lexical) => {
+            let ids: Vec<uuid::Uuid> = lexical.iter().map(|(id, _)| *id).collect();
+            let found = store
+                .dense_candidates(tenant, filter, &vector, dense_pool, &ids, window)
+                .await?;
+            (found, lexical)
+        }
+        // BM25 is still reading a large scope (or the vector was cached):
+        // find the nearest beside it, then fetch the picks not among them.
+        None => {
+            let nearest = async {
+                store
+                    .dense_candidates(tenant, filter, &vector, dense_pool, &[], window)
+                    .await
+                    .map_err(ApiError::from)
+            };
+            let (mut found, lexical) = tokio::try_join!(nearest, lexical)?;
+            let missing: Vec<uuid::Uuid> = lexical
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| !found.iter().any(|c| c.memory.id == *id))
+                .collect();
+            if !missing.is_empty() {
+                found.extend(
+                    store
+                        .dense_candidates(tenant, filter, &vector, 0, &missing, None)
+                        .await?,
+                );
+            }
+            (found, lexical)
+        }
+    };
     let bm25: std::collections::HashMap<uuid::Uuid, f32> = lexical.into_iter().collect();
-    let found = store
-        .dense_candidates(tenant, filter, &vector, dense_pool, &ids, window)
-        .await?;
     Ok(found
         .into_iter()
         .map(|c| {
