@@ -34,6 +34,15 @@ pub struct DatabaseArgs {
         default_value_t = 16
     )]
     pub max_connections: u32,
+    /// Milliseconds a request waits for a pooled connection before it is
+    /// answered 503. Short, so a database outage or an exhausted pool is
+    /// reported at once instead of piling requests up.
+    #[arg(
+        long = "db-acquire-timeout-ms",
+        env = "ENGRAM_DB_ACQUIRE_TIMEOUT_MS",
+        default_value_t = 3000
+    )]
+    pub acquire_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

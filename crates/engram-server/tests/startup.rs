@@ -143,6 +143,20 @@ async fn serve_without_a_key_refuses_to_start(pool: PgPool) {
     assert!(stderr.contains("ENGRAM_API_KEY"), "{stderr}");
 }
 
+/// A database setting out of range stops start-up with its variable's name.
+#[sqlx::test(migrations = false)]
+async fn a_zero_acquire_timeout_refuses_to_start(pool: PgPool) {
+    let out = engram(&pool)
+        .arg("serve")
+        .env("ENGRAM_API_KEY", KEY)
+        .env("ENGRAM_DB_ACQUIRE_TIMEOUT_MS", "0")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ENGRAM_DB_ACQUIRE_TIMEOUT_MS"), "{stderr}");
+}
+
 #[sqlx::test(migrations = false)]
 async fn an_embedder_of_another_dimension_stops_the_server(pool: PgPool) {
     let out = engram(&pool)
