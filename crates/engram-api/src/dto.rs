@@ -42,6 +42,7 @@ pub struct AddMemoriesRequest {
     pub metadata: Option<serde_json::Value>,
     pub importance: Option<f64>,
     pub expires_at: Option<DateTime<Utc>>,
+    #[serde(default, deserialize_with = "whole::option")]
     pub ttl_seconds: Option<i64>,
     pub pinned: Option<bool>,
     pub source: Option<SourceIn>,
@@ -141,6 +142,7 @@ pub struct SearchRequest {
     pub user_id: Option<String>,
     pub agent_id: Option<String>,
     pub session_id: Option<String>,
+    #[serde(default, deserialize_with = "whole::option")]
     pub top_k: Option<i64>,
     pub threshold: Option<f64>,
     pub filters: Option<SearchFilters>,
@@ -493,6 +495,7 @@ pub struct AdminListQuery {
 pub struct AdminSearchRequest {
     pub query: String,
     pub states: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "whole::option")]
     pub top_k: Option<i64>,
 }
 
@@ -533,6 +536,7 @@ pub struct AppendMessagesRequest {
     /// Extract facts from these turns (default true).
     pub infer: Option<bool>,
     /// The window's budget for a new session (tokens); ignored afterwards.
+    #[serde(default, deserialize_with = "whole::option")]
     pub window_tokens: Option<i64>,
 }
 
@@ -603,11 +607,13 @@ pub struct ContextRequest {
     pub user_id: String,
     pub session_id: Option<String>,
     pub query: String,
+    #[serde(deserialize_with = "whole::required")]
     pub token_budget: i64,
     /// The sections to use, in priority order (default profile, memories,
     /// summary, recent).
     pub include: Option<Vec<engram_context::Section>>,
     /// Memories searched for the query (default 10).
+    #[serde(default, deserialize_with = "whole::option")]
     pub top_k: Option<i64>,
     /// "Now" for periods named in the query.
     pub reference_time: Option<DateTime<Utc>>,
@@ -692,4 +698,34 @@ pub struct RunsQuery {
 #[derive(Debug, Serialize)]
 pub struct RunsResponse {
     pub runs: Vec<engram_store::ConsolidationRun>,
+}
+
+/// Integer fields of request bodies. JSON Schema, and so `openapi.yaml`,
+/// counts `14.0` as the integer 14, so these accept a number with no
+/// fractional part; `14.5`, a string, or a value beyond i64 is still refused.
+mod whole {
+    use serde::de::{Deserializer, Error};
+    use serde::Deserialize;
+    use serde_json::Number;
+
+    pub fn required<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        let n = Number::deserialize(d)?;
+        integer(&n).ok_or_else(|| D::Error::custom(format!("{n} is not a whole number")))
+    }
+
+    pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        Option::<Number>::deserialize(d)?
+            .map(|n| {
+                integer(&n).ok_or_else(|| D::Error::custom(format!("{n} is not a whole number")))
+            })
+            .transpose()
+    }
+
+    fn integer(n: &Number) -> Option<i64> {
+        n.as_i64().or_else(|| {
+            let f = n.as_f64()?;
+            // i64::MAX as f64 rounds up to 2^63, so the bound is exclusive.
+            (f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64).then_some(f as i64)
+        })
+    }
 }

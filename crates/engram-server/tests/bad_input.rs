@@ -105,6 +105,21 @@ async fn bad_bodies_are_rejected_with_the_offending_field(pool: PgPool) {
     .assert_problem(422, Some("messages[5].content"));
 
     let search = "/v1/memories/search";
+    // JSON Schema counts 3.0 as an integer, and so does the API.
+    let r = app
+        .post(
+            search,
+            json!({"query": "tea", "user_id": "u", "top_k": 3.0}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = app
+        .post(
+            "/v1/context",
+            json!({"query": "tea", "user_id": "u", "token_budget": 2000.0}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
     let q = json!({"query": "tea", "user_id": "u"});
     let with_q = |key: &str, value: serde_json::Value| {
         let mut b = q.clone();
@@ -115,6 +130,9 @@ async fn bad_bodies_are_rejected_with_the_offending_field(pool: PgPool) {
         (with_q("top_k", json!(0)), 422, "top_k"),
         (with_q("top_k", json!(101)), 422, "top_k"),
         (with_q("top_k", json!(-3)), 422, "top_k"),
+        (with_q("top_k", json!(2.5)), 422, "top_k"),
+        (with_q("top_k", json!("3")), 422, "top_k"),
+        (with_q("top_k", json!(1e30)), 422, "top_k"),
         (with_q("query", json!("")), 422, "query"),
         (json!({"query": "tea"}), 422, "user_id"),
         (with_q("threshold", json!(2)), 422, "threshold"),

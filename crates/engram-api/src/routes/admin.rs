@@ -368,7 +368,7 @@ fn parse_states<'a>(
             MemoryState::parse(n).ok_or_else(|| {
                 ApiError::validation(
                     field,
-                    format!("`{n}` is not a state (live, superseded, expired, deleted)"),
+                    format!("`{n}` is not a state (live, superseded, expired, archived, deleted)"),
                 )
             })
         })
