@@ -6,6 +6,8 @@
 //! keeps them and renders the text format. Gauges that describe the database
 //! (pool use, the job queue) are read when scraped. Labels carry route
 //! templates, statuses, kinds and model names: never ids, users or content.
+//! A process running only workers can serve the same at its own address
+//! ([`metrics_only`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -15,6 +17,9 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use engram_store::Store;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::{ApiError, AppState};
@@ -103,11 +108,27 @@ pub async fn track(req: Request, next: Next) -> Response {
 /// kept in the recorder, so a kind with no jobs left reads 0, not its last
 /// value).
 pub async fn get_metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let queue = state.store.queue_stats().await?;
+    exposition(&state.store).await
+}
+
+/// A router serving only `GET /metrics`, for a process that runs workers
+/// and no API (`engram worker --metrics-bind`).
+pub fn metrics_only(store: Store) -> Router {
+    Router::new()
+        .route(
+            "/metrics",
+            get(|State(store): State<Store>| async move { exposition(&store).await }),
+        )
+        .fallback(|| async { ApiError::RouteNotFound })
+        .with_state(store)
+}
+
+async fn exposition(store: &Store) -> Result<Response, ApiError> {
+    let queue = store.queue_stats().await?;
     let handle = handle();
     handle.run_upkeep();
     let mut out = handle.render();
-    let pool = state.store.pool();
+    let pool = store.pool();
     let idle = pool.num_idle() as u32;
     gauge(
         &mut out,

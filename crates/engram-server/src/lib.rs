@@ -40,6 +40,32 @@ pub async fn connect(db: &DatabaseArgs) -> anyhow::Result<Store> {
     Ok(Store::new(pool))
 }
 
+/// Serves `GET /metrics` for a process that runs workers and no API, until
+/// `stopped` turns true.
+pub async fn serve_metrics(
+    bind: std::net::SocketAddr,
+    store: Store,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<JoinHandle<()>> {
+    // Installs the recorder, so what the workers record is kept.
+    engram_api::metrics::handle();
+    let listener = TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("could not bind {bind} (ENGRAM_WORKER_METRICS_BIND)"))?;
+    let app = engram_api::metrics::metrics_only(store);
+    Ok(tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::warn!(error = %e, "the metrics listener stopped");
+        }
+    }))
+}
+
 /// Builds the configured embedder, wrapped in the query cache.
 pub fn embedder(args: &EmbedArgs) -> anyhow::Result<Arc<dyn Embedder>> {
     let inner: Arc<dyn Embedder> = match args.kind {

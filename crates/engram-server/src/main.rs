@@ -10,7 +10,8 @@ use engram_server::config::{
     ServeArgs, WorkerArgs,
 };
 use engram_server::{
-    cli, configured_pipeline, connect, embedder, prepare, serve, shutdown_signal, telemetry,
+    cli, configured_pipeline, connect, embedder, prepare, serve, serve_metrics, shutdown_signal,
+    telemetry,
 };
 
 #[derive(Parser)]
@@ -132,6 +133,9 @@ struct WorkerCommand {
     llm: LlmArgs,
     #[command(flatten)]
     context: ContextArgs,
+    /// Address to serve `GET /metrics` on, e.g. 127.0.0.1:9091 (none by default).
+    #[arg(long = "metrics-bind", env = "ENGRAM_WORKER_METRICS_BIND")]
+    metrics_bind: Option<std::net::SocketAddr>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -305,6 +309,7 @@ async fn run() -> anyhow::Result<()> {
                 worker,
                 llm,
                 context,
+                metrics_bind,
             } = *cmd;
             tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
             let store = connect(&db).await?;
@@ -314,15 +319,19 @@ async fn run() -> anyhow::Result<()> {
                 .check_embedder(embedder.id(), embedder.dimensions())
                 .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
+            let metrics = match metrics_bind {
+                Some(bind) => Some(serve_metrics(bind, store.clone(), stopped.clone()).await?),
+                None => None,
+            };
             let workers = engram_worker::spawn_workers(
                 configured_pipeline(store, embedder, &llm, &context, Arc::new(SystemClock)),
                 worker.worker_config(),
                 stopped,
             );
-            tracing::info!(workers = worker.workers, "engram worker is running");
+            tracing::info!(workers = worker.workers, metrics = ?metrics_bind, "engram worker is running");
             shutdown_signal().await;
             let _ = stop.send(true);
-            for w in workers {
+            for w in workers.into_iter().chain(metrics) {
                 let _ = w.await;
             }
         }

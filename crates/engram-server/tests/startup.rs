@@ -363,9 +363,14 @@ async fn engram_worker_runs_jobs_that_serve_only_queued(pool: PgPool) {
         .await;
     assert_eq!(r.status, 202);
     let job = r.body["job_id"].as_str().unwrap().to_owned();
-    // ...and `engram worker` as a separate process.
+    // ...and `engram worker` as a separate process, with its own /metrics.
+    let metrics_port = free_port();
     let mut worker = engram(&pool)
         .arg("worker")
+        .env(
+            "ENGRAM_WORKER_METRICS_BIND",
+            format!("127.0.0.1:{metrics_port}"),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -380,6 +385,20 @@ async fn engram_worker_runs_jobs_that_serve_only_queued(pool: PgPool) {
         assert!(worker.try_wait().unwrap().is_none(), "engram worker exited");
         assert!(Instant::now() < deadline, "job not done: {j}");
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let metrics = reqwest::get(format!("http://127.0.0.1:{metrics_port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for expected in [
+        "engram_jobs_total{kind=\"extract\",outcome=\"done\"} 1",
+        "engram_extraction_facts_total{event=\"ADD\"} 1",
+        "engram_jobs_queued{kind=\"extract\",status=\"queued\"} 0",
+        "engram_db_pool_connections{state=\"idle\"}",
+    ] {
+        assert!(metrics.contains(expected), "{expected} in:\n{metrics}");
     }
     Command::new("kill")
         .arg("-TERM")
