@@ -19,12 +19,13 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::SourceType;
+use crate::{MemoryKind, SourceType};
 
 /// One memory as consolidation sees it.
 #[derive(Debug, Clone)]
 pub struct MemoryView {
     pub id: Uuid,
+    pub kind: MemoryKind,
     pub content: String,
     pub subject: Option<String>,
     pub attribute: Option<String>,
@@ -70,6 +71,10 @@ pub struct ConsolidationParams {
     pub expired_grace: Duration,
     /// How long a soft-deleted memory is kept before it is purged.
     pub deleted_retention: Duration,
+    /// Episodic memories merge only when created this close together: the
+    /// same words weeks apart are two events ("a dentist appointment on
+    /// Friday"), not one said twice.
+    pub episodic_window: Duration,
     pub now: DateTime<Utc>,
 }
 
@@ -81,6 +86,7 @@ impl ConsolidationParams {
             archive_floor: 0.05,
             expired_grace: Duration::days(30),
             deleted_retention: Duration::days(30),
+            episodic_window: Duration::days(1),
             now,
         }
     }
@@ -417,7 +423,7 @@ pub fn plan_reviewed(
                 if clustered.contains(&m.id)
                     || m.pinned
                     || joined.contains(&m.id)
-                    || !compatible(head, m)
+                    || !compatible(head, m, p)
                     || cosine(&seed.embedding, &m.embedding) < p.duplicate_threshold
                 {
                     continue;
@@ -493,8 +499,15 @@ pub fn plan_reviewed(
     ops
 }
 
-/// Same subject + attribute when both know theirs; anything goes otherwise.
-fn compatible(a: &MemoryView, b: &MemoryView) -> bool {
+/// Of one kind; episodes only within the episodic window of each other;
+/// same subject + attribute when both know theirs.
+fn compatible(a: &MemoryView, b: &MemoryView, p: &ConsolidationParams) -> bool {
+    if a.kind != b.kind {
+        return false;
+    }
+    if a.kind == MemoryKind::Episodic && (a.created_at - b.created_at).abs() > p.episodic_window {
+        return false;
+    }
     match (&a.attribute, &b.attribute) {
         (Some(x), Some(y)) => x == y && a.subject == b.subject,
         _ => true,
@@ -522,6 +535,7 @@ mod tests {
     fn memory(content: &str, created: DateTime<Utc>) -> MemoryView {
         MemoryView {
             id: Uuid::now_v7(),
+            kind: MemoryKind::Semantic,
             content: content.into(),
             subject: None,
             attribute: None,
@@ -591,6 +605,58 @@ mod tests {
         );
         assert_eq!((*importance, *access_count), (0.9, 50));
         assert!(!merged.contains(&ms[50].id), "Leeds is not coffee");
+    }
+
+    /// The same episode said twice in a day is one; the same words a month
+    /// apart are two events; an episode never merges into a fact.
+    #[test]
+    fn episodes_merge_only_within_their_window_and_kind() {
+        let now = at(2026, 6, 1);
+        let episode = |created: DateTime<Utc>| {
+            let mut m = memory("Dentist appointment on Friday", created);
+            m.kind = MemoryKind::Episodic;
+            m
+        };
+        let morning = episode(at(2026, 5, 4));
+        let evening = episode(at(2026, 5, 4) + Duration::hours(9));
+        let month_later = episode(at(2026, 5, 4) + Duration::days(28));
+        let fact = memory("Dentist appointment on Friday", at(2026, 5, 4));
+        let p = ConsolidationParams::defaults(now);
+        let ops = plan(
+            &[
+                morning.clone(),
+                evening.clone(),
+                month_later.clone(),
+                fact.clone(),
+            ],
+            &p,
+        );
+        let merges: Vec<(Uuid, Vec<Uuid>)> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Operation::Merge {
+                    canonical, merged, ..
+                } => Some((*canonical, merged.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(merges.len(), 1, "{ops:?}");
+        let mut pair = vec![merges[0].0, merges[0].1[0]];
+        pair.sort();
+        let mut same_day = vec![morning.id, evening.id];
+        same_day.sort();
+        assert_eq!(pair, same_day);
+        // A wider window takes the later one in too.
+        let wide = ConsolidationParams {
+            episodic_window: Duration::days(30),
+            ..p
+        };
+        let ops = plan(&[morning, evening, month_later, fact], &wide);
+        assert_eq!(count(&ops, "merge"), 1);
+        let Some(Operation::Merge { merged, .. }) = ops.iter().find(|o| o.kind() == "merge") else {
+            unreachable!()
+        };
+        assert_eq!(merged.len(), 2, "three episodes, the fact apart: {ops:?}");
     }
 
     fn drink(value: &str, created: DateTime<Utc>, source: SourceType) -> MemoryView {

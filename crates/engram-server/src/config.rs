@@ -194,6 +194,15 @@ pub struct ConsolidationRules {
         default_value_t = 30
     )]
     pub deleted_retention_days: u32,
+    /// Hours within which near-identical episodic memories are one event and
+    /// merge; the same words further apart are two events.
+    #[arg(
+        id = "consolidation_episodic_window_hours",
+        long = "consolidation-episodic-window-hours",
+        env = "ENGRAM_CONSOLIDATION_EPISODIC_WINDOW_HOURS",
+        default_value_t = 24.0
+    )]
+    pub episodic_window_hours: f64,
 }
 
 impl ConsolidationRules {
@@ -221,10 +230,17 @@ impl ConsolidationRules {
             "ENGRAM_CONSOLIDATION_ARCHIVE_FLOOR",
             "at least 0 and below 1",
         )?;
+        let w = self.episodic_window_hours;
+        in_range(
+            w.is_finite() && (0.0..=87_600.0).contains(&w),
+            "ENGRAM_CONSOLIDATION_EPISODIC_WINDOW_HOURS",
+            "between 0 and 87600 hours",
+        )?;
         Ok(engram_worker::ConsolidationSettings {
             duplicate_threshold: t,
             half_life_days: h,
             archive_floor: f,
+            episodic_window_hours: w,
             expired_grace_days: self.expired_grace_days.into(),
             deleted_retention_days: self.deleted_retention_days.into(),
             ..Default::default()

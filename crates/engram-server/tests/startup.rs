@@ -645,6 +645,17 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
         !ok && err.contains("ENGRAM_CONSOLIDATION_ARCHIVE_FLOOR"),
         "{err}"
     );
+    let (ok, _, err) = run(&[
+        "consolidate",
+        "--user",
+        "tess",
+        "--consolidation-episodic-window-hours",
+        "100000",
+    ]);
+    assert!(
+        !ok && err.contains("ENGRAM_CONSOLIDATION_EPISODIC_WINDOW_HOURS"),
+        "{err}"
+    );
     let (ok, report, err) = run(&["consolidate", "--user", "tess"]);
     assert!(ok, "{err}");
     assert!(report.contains("\"status\": \"done\""), "{report}");

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use engram_core::access::subject_hash;
 use engram_core::consolidate::{MemoryView, Operation};
-use engram_core::SourceType;
+use engram_core::{MemoryKind, SourceType};
 use pgvector::Vector;
 use uuid::Uuid;
 
@@ -15,7 +15,7 @@ use crate::audit::{write_audit, AuditEntry};
 use crate::{Store, StoreError};
 
 /// What consolidation reads of a memory (`ViewRow`).
-const VIEW_COLUMNS: &str = "id, content, subject, attribute, value, source_type,
+const VIEW_COLUMNS: &str = "id, kind, content, subject, attribute, value, source_type,
     coalesce(base_importance, importance) AS base_importance, importance, pinned,
     access_count, created_at, last_used_at, expires_at, deleted_at, superseded_by,
     archived_at, embedding";
@@ -23,6 +23,7 @@ const VIEW_COLUMNS: &str = "id, content, subject, attribute, value, source_type,
 #[derive(sqlx::FromRow)]
 struct ViewRow {
     id: Uuid,
+    kind: String,
     content: String,
     subject: Option<String>,
     attribute: Option<String>,
@@ -45,6 +46,7 @@ impl From<ViewRow> for MemoryView {
     fn from(r: ViewRow) -> Self {
         MemoryView {
             id: r.id,
+            kind: MemoryKind::parse(&r.kind).unwrap_or(MemoryKind::Semantic),
             content: r.content,
             subject: r.subject,
             attribute: r.attribute,

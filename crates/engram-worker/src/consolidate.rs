@@ -22,6 +22,8 @@ pub struct ConsolidationSettings {
     pub archive_floor: f32,
     pub expired_grace_days: i64,
     pub deleted_retention_days: i64,
+    /// Hours within which near-identical episodic memories are one event.
+    pub episodic_window_hours: f64,
     /// Users read per page.
     pub page: usize,
     /// A running run without a heartbeat for this long is resumed.
@@ -36,6 +38,7 @@ impl Default for ConsolidationSettings {
             archive_floor: 0.05,
             expired_grace_days: 30,
             deleted_retention_days: 30,
+            episodic_window_hours: 24.0,
             page: 200,
             stale_after_secs: 300.0,
         }
@@ -50,6 +53,9 @@ impl ConsolidationSettings {
             archive_floor: self.archive_floor,
             expired_grace: Duration::days(self.expired_grace_days),
             deleted_retention: Duration::days(self.deleted_retention_days),
+            episodic_window: Duration::milliseconds(
+                (self.episodic_window_hours * 3_600_000.0) as i64,
+            ),
             now,
         }
     }
