@@ -28,11 +28,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::Parser;
+use engram_bench::Scratch;
 use engram_core::Embedder;
 use pgvector::{HalfVector, Vector};
 use serde_json::{json, Value};
 use sqlx::postgres::PgPoolOptions;
-use sqlx::{Connection, PgPool};
+use sqlx::PgPool;
 
 const KEY: &str = "bench-admin-key";
 const TENANT: uuid::Uuid = engram_core::DEFAULT_TENANT;
@@ -103,25 +104,10 @@ impl Server {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
-    let admin_url = std::env::var("ENGRAM_TEST_DATABASE_URL")
-        .context("ENGRAM_TEST_DATABASE_URL is not set: run `make env && . .data/env` first")?;
-    let model_dir =
-        std::env::var("ENGRAM_EMBED_MODEL_DIR").context("ENGRAM_EMBED_MODEL_DIR is not set")?;
-    let name = format!("engram_bench_{}", std::process::id());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await?;
-    let (server_url, _) = admin_url.rsplit_once('/').context("URL has a path")?;
-    let url = format!("{server_url}/{name}");
-    let result = bench(&args, &url, &model_dir).await;
-    if args.keep_db {
-        println!("kept database {name}");
-    } else {
-        sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
-            .execute(&mut admin)
-            .await?;
-    }
+    let mut scratch = Scratch::create("engram_bench").await?;
+    scratch.keep |= args.keep_db;
+    let result = bench(&args, &scratch.url, &scratch.model_dir).await;
+    scratch.drop().await?;
     result
 }
 

@@ -45,6 +45,17 @@ pub struct DatabaseArgs {
     pub acquire_timeout_ms: u64,
 }
 
+impl DatabaseArgs {
+    /// The acquire timeout, or which variable is out of range.
+    pub fn acquire_timeout(&self) -> anyhow::Result<std::time::Duration> {
+        anyhow::ensure!(
+            (1..=600_000).contains(&self.acquire_timeout_ms),
+            "ENGRAM_DB_ACQUIRE_TIMEOUT_MS must be between 1 and 600000 (milliseconds)"
+        );
+        Ok(std::time::Duration::from_millis(self.acquire_timeout_ms))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EmbedderKind {
     /// all-MiniLM-L6-v2 in-process (no network, no key).

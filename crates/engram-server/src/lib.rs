@@ -27,13 +27,9 @@ use config::{DatabaseArgs, EmbedArgs, EmbedderKind};
 /// Connects to Postgres. Acquiring fails fast (`ENGRAM_DB_ACQUIRE_TIMEOUT_MS`)
 /// so an outage answers 503 quickly.
 pub async fn connect(db: &DatabaseArgs) -> anyhow::Result<Store> {
-    anyhow::ensure!(
-        (1..=600_000).contains(&db.acquire_timeout_ms),
-        "ENGRAM_DB_ACQUIRE_TIMEOUT_MS must be between 1 and 600000 (milliseconds)"
-    );
     let pool = PgPoolOptions::new()
         .max_connections(db.max_connections)
-        .acquire_timeout(Duration::from_millis(db.acquire_timeout_ms))
+        .acquire_timeout(db.acquire_timeout()?)
         .connect(&db.url.0)
         .await
         .context("could not connect to Postgres (ENGRAM_DATABASE_URL)")?;

@@ -8,30 +8,31 @@ use uuid::Uuid;
 
 use crate::{Store, StoreError};
 
-/// Switches the current transaction to `tenant`: both settings are
+/// The statement that switches a transaction to `tenant`: both settings are
 /// transaction-local, so they end with it and never leak to the next user of
-/// the pooled connection.
-pub async fn enter_tenant(conn: &mut PgConnection, tenant: Uuid) -> Result<(), StoreError> {
-    sqlx::query(
-        "SELECT set_config('engram.tenant_id', $1, true), set_config('role', 'engram_app', true)",
+/// the pooled connection. A simple query (so it can follow `BEGIN` in one
+/// round trip); the tenant is a Uuid, so formatting it in cannot inject
+/// anything.
+fn tenant_settings(tenant: Uuid) -> String {
+    format!(
+        "SELECT set_config('engram.tenant_id', '{tenant}', true), set_config('role', 'engram_app', true)"
     )
-    .bind(tenant.to_string())
-    .execute(conn)
-    .await?;
+}
+
+/// Switches the current transaction to `tenant`.
+pub async fn enter_tenant(conn: &mut PgConnection, tenant: Uuid) -> Result<(), StoreError> {
+    sqlx::Executor::execute(conn, tenant_settings(tenant).as_str()).await?;
     Ok(())
 }
 
 impl Store {
-    /// A transaction confined to one tenant's rows.
+    /// A transaction confined to one tenant's rows: `BEGIN` and the settings
+    /// in one round trip.
     pub async fn tenant_tx(
         &self,
         tenant: Uuid,
     ) -> Result<Transaction<'static, Postgres>, StoreError> {
-        // BEGIN and both settings in one round trip (a simple query; the
-        // tenant is a Uuid, so formatting it in cannot inject anything).
-        let begin = format!(
-            "BEGIN; SELECT set_config('engram.tenant_id', '{tenant}', true), set_config('role', 'engram_app', true)"
-        );
+        let begin = format!("BEGIN; {}", tenant_settings(tenant));
         Ok(self.pool.begin_with(begin).await?)
     }
 }
