@@ -43,7 +43,9 @@ for _ in $(seq 1 100); do
 done
 
 log "schemathesis against 127.0.0.1:$PORT"
-"$VENV/bin/schemathesis" run openapi.yaml \
+# Edge-of-calendar date-times and long queries (scripts/fuzz_hooks.py).
+PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=${FUZZ_HOOKS-fuzz_hooks} \
+  "$VENV/bin/schemathesis" run openapi.yaml \
   --url "http://127.0.0.1:$PORT" \
   --header "Authorization: Bearer $KEY" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \

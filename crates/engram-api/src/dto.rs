@@ -2,6 +2,7 @@
 //! domain values. Every request type denies unknown fields.
 
 use chrono::{DateTime, Utc};
+use engram_core::time::Timestamp;
 use engram_core::validate::{self, in_range};
 use engram_core::{
     Cursor, FieldError, HistoryEntry, Limits, Memory, MemoryFilter, MemoryKind, Scope,
@@ -17,7 +18,7 @@ pub use engram_core::extract::Role;
 pub struct MessageIn {
     pub role: Role,
     pub content: String,
-    pub created_at: Option<DateTime<Utc>>,
+    pub created_at: Option<Timestamp>,
     pub name: Option<String>,
 }
 
@@ -41,7 +42,7 @@ pub struct AddMemoriesRequest {
     pub kind: Option<MemoryKind>,
     pub metadata: Option<serde_json::Value>,
     pub importance: Option<f64>,
-    pub expires_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<Timestamp>,
     #[serde(default, deserialize_with = "whole::option")]
     pub ttl_seconds: Option<i64>,
     pub pinned: Option<bool>,
@@ -123,8 +124,8 @@ pub enum KindFilter {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeRange {
-    pub gte: Option<DateTime<Utc>>,
-    pub lte: Option<DateTime<Utc>>,
+    pub gte: Option<Timestamp>,
+    pub lte: Option<Timestamp>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -157,7 +158,7 @@ pub struct SearchRequest {
     /// What a period named in the query does: prefer (default) | filter | off.
     pub query_time: Option<QueryTimeUse>,
     /// "Now" for relative periods in the query ("last week"); default now.
-    pub reference_time: Option<DateTime<Utc>>,
+    pub reference_time: Option<Timestamp>,
 }
 
 /// What a period named in a search query ("in May 2023") does.
@@ -202,7 +203,7 @@ pub struct PatchMemoryRequest {
     pub pinned: Option<bool>,
     /// Absent leaves the expiry; `null` clears it.
     #[serde(default, deserialize_with = "present")]
-    pub expires_at: Option<Option<DateTime<Utc>>>,
+    pub expires_at: Option<Option<Timestamp>>,
 }
 
 /// Tells an absent field (`None`) from an explicit `null` (`Some(None)`).
@@ -361,6 +362,52 @@ pub fn scope(
     Ok(scope)
 }
 
+/// A message of an add or a session append, validated.
+pub struct ValidMessage {
+    pub role: Role,
+    pub content: String,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// The messages of an add or a session append: 1..=max_messages of them,
+/// each a valid content, and all together at most `max_total_chars`
+/// characters (what one request may give the embedder).
+pub fn messages(
+    messages: &[MessageIn],
+    limits: &Limits,
+    max_total_chars: usize,
+) -> Result<Vec<ValidMessage>, FieldError> {
+    if messages.is_empty() {
+        return Err(FieldError::new("messages", "must not be empty"));
+    }
+    if messages.len() > limits.max_messages {
+        return Err(FieldError::new(
+            "messages",
+            format!("at most {} messages per request", limits.max_messages),
+        ));
+    }
+    let mut total = 0usize;
+    let mut valid = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let content = validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
+        total = total.saturating_add(content.chars().count());
+        if total > max_total_chars {
+            return Err(FieldError::new(
+                "messages",
+                format!(
+                    "at most {max_total_chars} characters in all messages of one request (ENGRAM_MAX_ADD_CHARS); send the rest in another request"
+                ),
+            ));
+        }
+        valid.push(ValidMessage {
+            role: m.role,
+            content,
+            created_at: m.created_at.map(Timestamp::get),
+        });
+    }
+    Ok(valid)
+}
+
 pub fn importance(field: &str, v: Option<f64>) -> Result<Option<f32>, FieldError> {
     v.map(|v| in_range(field, v, 0.0, 1.0).map(|v| v as f32))
         .transpose()
@@ -405,8 +452,8 @@ impl SearchFilters {
                     ));
                 }
             }
-            filter.created_gte = r.gte;
-            filter.created_lte = r.lte;
+            filter.created_gte = r.gte.map(Timestamp::get);
+            filter.created_lte = r.lte.map(Timestamp::get);
         }
         Ok(())
     }
@@ -616,7 +663,7 @@ pub struct ContextRequest {
     #[serde(default, deserialize_with = "whole::option")]
     pub top_k: Option<i64>,
     /// "Now" for periods named in the query.
-    pub reference_time: Option<DateTime<Utc>>,
+    pub reference_time: Option<Timestamp>,
 }
 
 #[derive(Debug, Serialize)]

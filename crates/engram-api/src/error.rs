@@ -26,6 +26,10 @@ pub enum ApiError {
     RateLimited { retry_after_secs: u64 },
     #[error("the request took longer than this server allows")]
     Timeout,
+    #[error("a database query took longer than this server allows (ENGRAM_STATEMENT_TIMEOUT_MS); narrow the request or retry later")]
+    QueryTimeout,
+    #[error("the server is at its limit of concurrent requests; retry later")]
+    Overloaded,
     #[error("no route for this path")]
     RouteNotFound,
     #[error("method not allowed")]
@@ -72,6 +76,12 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             "timeout",
             "Request timed out",
         ),
+        QueryTimeout => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "query-timeout",
+            "Query timed out",
+        ),
+        Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
         RouteNotFound => (StatusCode::NOT_FOUND, "route-not-found", "No such endpoint"),
         MethodNotAllowed => (
             StatusCode::METHOD_NOT_ALLOWED,
@@ -136,6 +146,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => Self::NotFound,
             StoreError::Conflict(m) => Self::Conflict(m),
             StoreError::Unavailable(e) => Self::Unavailable(format!("database unavailable: {e}")),
+            StoreError::StatementTimeout => Self::QueryTimeout,
             other => Self::Internal(other.to_string()),
         }
     }
@@ -182,10 +193,15 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
-        if let Self::RateLimited { retry_after_secs } = self {
+        let retry_after = match self {
+            Self::RateLimited { retry_after_secs } => Some(retry_after_secs),
+            Self::QueryTimeout | Self::Overloaded => Some(1),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         if status == StatusCode::UNAUTHORIZED {
             response

@@ -11,6 +11,7 @@ pub mod metrics;
 mod routes;
 mod state;
 
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::{header, HeaderName, HeaderValue};
@@ -234,7 +235,23 @@ pub fn app(state: AppState) -> Router {
     for r in routes().into_iter().filter(|r| r.access.is_none()) {
         public = public.route(r.path, r.handler);
     }
-    let private = private.route_layer(from_fn_with_state(state.clone(), auth::authenticate));
+    // At most `max_concurrent_requests` authenticated requests at once; the
+    // next is answered 503 at once (tower's load shedding) rather than
+    // queued behind them. Health, the spec and metrics stay outside it, so
+    // an orchestrator can still see a busy server is alive.
+    let overload = tower::ServiceBuilder::new()
+        .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+            ApiError::Overloaded
+        }))
+        .load_shed()
+        // Global: one semaphore shared by every route (the per-service
+        // layer would give each route a limit of its own).
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            state.config.max_concurrent_requests.max(1),
+        ));
+    let private = private
+        .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(overload);
     let max_body = state.config.max_body_bytes;
     let timeout = state.config.request_timeout;
     let cors = cors_layer(&state.config.cors_origins);

@@ -36,6 +36,25 @@ pub struct ApiConfig {
     /// How long a request may take before it is answered 503 (an export's
     /// streamed body is not bounded by it, only the time to its first byte).
     pub request_timeout: std::time::Duration,
+    /// Each database statement of a request is cancelled after this long
+    /// (503 `query-timeout`); `None` leaves statements unbounded. Erasure,
+    /// purges, exports and consolidation are not bounded by it.
+    pub statement_timeout: Option<std::time::Duration>,
+    /// Requests served at once (authenticated routes); more are answered
+    /// 503 `overloaded` with Retry-After at once rather than queued.
+    pub max_concurrent_requests: usize,
+    /// Characters one add or session append may carry in all its messages
+    /// together (each is also bounded by `limits.max_content_chars`), so one
+    /// request cannot occupy the embedder for long.
+    pub max_add_chars: usize,
+    /// Distinct query terms lexical search scores at most: those rarest in
+    /// the scope searched.
+    pub search_max_terms: usize,
+    /// A request's head must arrive within this, from its first byte (from
+    /// the accept for a new connection); else the connection is closed.
+    pub header_timeout: std::time::Duration,
+    /// A kept-alive connection idle this long is closed.
+    pub idle_timeout: std::time::Duration,
     /// Origins allowed by CORS; empty means no CORS headers at all.
     pub cors_origins: Vec<String>,
     /// Memories per page of a streamed export.
@@ -70,6 +89,12 @@ impl Default for ApiConfig {
             job_max_attempts: 5,
             rate_limit: None,
             request_timeout: std::time::Duration::from_secs(30),
+            statement_timeout: Some(std::time::Duration::from_secs(5)),
+            max_concurrent_requests: 64,
+            max_add_chars: 32_000,
+            search_max_terms: 32,
+            header_timeout: std::time::Duration::from_secs(10),
+            idle_timeout: std::time::Duration::from_secs(75),
             cors_origins: Vec::new(),
             export_page: 500,
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),

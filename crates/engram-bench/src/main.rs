@@ -21,21 +21,19 @@
 //! sentences, each memory one of them plus noise, so real queries find real
 //! neighbours. Everything is dropped afterwards (`--keep-db` keeps the data).
 
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Parser;
-use engram_bench::Scratch;
+use engram_bench::{noisy, post, run_on_scratch, start_server, Dist, Lcg};
 use engram_core::Embedder;
 use pgvector::{HalfVector, Vector};
 use serde_json::{json, Value};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 
-const KEY: &str = "bench-admin-key";
 const TENANT: uuid::Uuid = engram_core::DEFAULT_TENANT;
 
 #[derive(Parser, Debug)]
@@ -68,96 +66,9 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run(args))
-}
-
-/// The `engram serve` child process; killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// Resident memory now and at its peak, in MiB (Linux).
-    fn rss_mib(&self) -> (f64, f64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-                .map_or(f64::NAN, |kb| kb / 1024.0)
-        };
-        (field("VmRSS:"), field("VmHWM:"))
-    }
-}
-
-async fn run(args: Args) -> anyhow::Result<()> {
-    let mut scratch = Scratch::create("engram_bench").await?;
-    scratch.keep |= args.keep_db;
-    let result = bench(&args, &scratch.url, &scratch.model_dir).await;
-    scratch.drop().await?;
-    result
-}
-
-async fn start_server(url: &str, model_dir: &str) -> anyhow::Result<(Server, Duration)> {
-    let exe = std::env::current_exe()?
-        .parent()
-        .context("the bench's folder")?
-        .join("engram");
-    if !exe.exists() {
-        bail!(
-            "{} is missing: cargo build --release -p engram-server",
-            exe.display()
-        );
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let started = Instant::now();
-    let child = Command::new(&exe)
-        .arg("serve")
-        .env("ENGRAM_DATABASE_URL", url)
-        .env("ENGRAM_API_KEY", KEY)
-        .env("ENGRAM_BIND", format!("127.0.0.1:{port}"))
-        .env("ENGRAM_EMBED_MODEL_DIR", model_dir)
-        .env("ENGRAM_RATE_LIMIT_PER_SECOND", "0")
-        .env("ENGRAM_CONSOLIDATION_SCHEDULE", "off")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .with_context(|| format!("starting {}", exe.display()))?;
-    let server = Server {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    };
-    let client = reqwest::Client::new();
-    loop {
-        let ready = client
-            .get(format!("{}/readyz", server.base))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success());
-        if ready {
-            return Ok((server, started.elapsed()));
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            bail!("the server was not ready within 60 s");
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    run_on_scratch("engram_bench", args.keep_db, |url, model_dir| async move {
+        bench(&args, &url, &model_dir).await
+    })
 }
 
 /// Sentences memories are made of (and queries asked about).
@@ -225,29 +136,6 @@ const QUESTIONS: &[&str] = &[
     "what is the book club reading",
 ];
 
-/// A deterministic generator (no extra crate for a benchmark's noise).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next() + 0.5) * n as f32) as usize % n
-    }
-}
-
-fn noisy(base: &[f32], rng: &mut Lcg, noise: f32) -> Vec<f32> {
-    let v: Vec<f32> = base.iter().map(|x| x + noise * rng.next()).collect();
-    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
-    v.into_iter().map(|a| a / n).collect()
-}
-
 /// Inserts `count` memories for the users `user(i)`, in batches; rows/s.
 async fn load(
     pool: &PgPool,
@@ -268,7 +156,7 @@ async fn load(
             users.push(user(i));
             contents.push(format!("{} (note {seed}-{i})", texts[k]));
             embeddings.push(Vector::from(noisy(&vectors[k], &mut rng, 0.08)));
-            ages.push((rng.next() + 0.5) as f64 * 365.0);
+            ages.push((rng.uniform() + 0.5) as f64 * 365.0);
         }
         sqlx::query(
             "INSERT INTO memories (tenant_id, id, user_id, content, embedding, content_hash, created_at, updated_at)
@@ -287,72 +175,6 @@ async fn load(
         .await?;
     }
     Ok(count as f64 / started.elapsed().as_secs_f64())
-}
-
-/// Percentiles of a sample, in ms.
-struct Dist(Vec<f64>);
-
-impl Dist {
-    fn at(&self, p: f64) -> f64 {
-        let mut v = self.0.clone();
-        v.sort_by(f64::total_cmp);
-        if v.is_empty() {
-            return f64::NAN;
-        }
-        v[((v.len() - 1) as f64 * p).round() as usize]
-    }
-
-    fn row(&self, label: &str) -> String {
-        format!(
-            "| {label} | {} | {:.2} | {:.2} | {:.2} |",
-            self.0.len(),
-            self.at(0.5),
-            self.at(0.95),
-            self.at(0.99)
-        )
-    }
-}
-
-/// `embed` and `total` durations (ms) from a Server-Timing header.
-fn server_timing(resp: &reqwest::Response) -> (f64, f64) {
-    let header = resp
-        .headers()
-        .get("server-timing")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let dur = |name: &str| {
-        header
-            .split(", ")
-            .find_map(|p| p.strip_prefix(&format!("{name};dur=")))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN)
-    };
-    (dur("embed"), dur("total"))
-}
-
-struct Timed {
-    client_ms: f64,
-    embed_ms: f64,
-    server_ms: f64,
-    body: Value,
-}
-
-async fn post(client: &reqwest::Client, url: &str, body: &Value) -> anyhow::Result<Timed> {
-    let t = Instant::now();
-    let resp = client.post(url).bearer_auth(KEY).json(body).send().await?;
-    let status = resp.status();
-    let (embed_ms, server_ms) = server_timing(&resp);
-    let body: Value = resp.json().await?;
-    let client_ms = t.elapsed().as_secs_f64() * 1000.0;
-    if !status.is_success() {
-        bail!("{url}: {status} {body}");
-    }
-    Ok(Timed {
-        client_ms,
-        embed_ms,
-        server_ms,
-        body,
-    })
 }
 
 /// Exact top 10 by cosine at full precision: what a plain pgvector app runs.

@@ -1,3 +1,4 @@
+#![warn(clippy::arithmetic_side_effects)]
 //! Consolidation: what one user's nightly run should change, decided from
 //! their memories alone (no I/O), so a dry run and a real run plan the same
 //! thing and every change carries its reason.
@@ -151,11 +152,11 @@ fn purges(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
         .iter()
         .filter_map(|m| {
             let reason = match (m.deleted_at, m.expires_at) {
-                (Some(d), _) if d + p.deleted_retention <= p.now => format!(
+                (Some(d), _) if crate::time::add(d, p.deleted_retention) <= p.now => format!(
                     "deleted on {}, past the retention period",
                     d.format("%Y-%m-%d")
                 ),
-                (None, Some(e)) if !m.pinned && e + p.expired_grace <= p.now => {
+                (None, Some(e)) if !m.pinned && crate::time::add(e, p.expired_grace) <= p.now => {
                     format!("expired on {}, past the grace period", e.format("%Y-%m-%d"))
                 }
                 _ => return None,
@@ -225,7 +226,10 @@ fn ambiguous(group: &[&MemoryView]) -> bool {
     match rival {
         None => false,
         Some(r) if !winner.explicit() => !r.explicit(),
-        Some(r) => r.explicit() && winner.created_at - r.created_at <= Duration::days(1),
+        Some(r) => {
+            r.explicit()
+                && winner.created_at.signed_duration_since(r.created_at) <= Duration::days(1)
+        }
     }
 }
 
@@ -419,7 +423,7 @@ pub fn plan_reviewed(
         let mut joined: HashSet<Uuid> = HashSet::new();
         let mut frontier: Vec<&MemoryView> = vec![*head];
         while let Some(seed) = frontier.pop() {
-            for m in &rest[i + 1..] {
+            for m in rest.iter().skip(i.saturating_add(1)) {
                 if clustered.contains(&m.id)
                     || m.pinned
                     || joined.contains(&m.id)
@@ -481,7 +485,7 @@ pub fn plan_reviewed(
             continue;
         }
         let since = m.last_used_at.unwrap_or(m.created_at);
-        let days = (p.now - since).num_seconds() as f64 / 86_400.0;
+        let days = crate::time::days_between(p.now, since);
         let to = decayed(m.base_importance, days, p.half_life_days);
         if to < p.archive_floor {
             ops.push(Operation::Archive {
@@ -505,7 +509,9 @@ fn compatible(a: &MemoryView, b: &MemoryView, p: &ConsolidationParams) -> bool {
     if a.kind != b.kind {
         return false;
     }
-    if a.kind == MemoryKind::Episodic && (a.created_at - b.created_at).abs() > p.episodic_window {
+    if a.kind == MemoryKind::Episodic
+        && a.created_at.signed_duration_since(b.created_at).abs() > p.episodic_window
+    {
         return false;
     }
     match (&a.attribute, &b.attribute) {
@@ -515,6 +521,7 @@ fn compatible(a: &MemoryView, b: &MemoryView, p: &ConsolidationParams) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use chrono::TimeZone;

@@ -20,7 +20,10 @@ impl Cursor {
 
     pub fn decode(s: &str) -> Option<Self> {
         let (micros, id) = s.split_once('.')?;
-        let created_at = DateTime::from_timestamp_micros(micros.parse().ok()?)?;
+        // Only positions a stored row can have: anything else would reach
+        // Postgres as a timestamp it cannot hold.
+        let created_at = DateTime::from_timestamp_micros(micros.parse().ok()?)
+            .filter(|t| crate::time::in_range(*t))?;
         Some(Self {
             created_at,
             id: Uuid::try_parse(id).ok()?,
@@ -41,5 +44,11 @@ mod tests {
         assert_eq!(Cursor::decode(&c.encode()), Some(c));
         assert_eq!(Cursor::decode("nope"), None);
         assert_eq!(Cursor::decode("12.zz"), None);
+        let far = format!(
+            "{}.{}",
+            -200_000i64 * 365 * 86_400 * 1_000_000,
+            Uuid::nil().simple()
+        );
+        assert_eq!(Cursor::decode(&far), None);
     }
 }

@@ -14,6 +14,7 @@ pub mod policy;
 pub mod query;
 pub mod querytime;
 pub mod scoring;
+pub mod time;
 pub mod timephrase;
 pub mod validate;
 

@@ -1,14 +1,16 @@
+#![warn(clippy::arithmetic_side_effects)]
 //! Dates in questions: "in May 2023", "on 13 October, 2023", "last week". A
 //! search whose query names a period prefers memories from that period,
 //! judged against a reference time (the request's, or now) for relative
 //! phrases. Memories are dated by when they were said (`created_at`, which
 //! the add request may set from the conversation).
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Days, Duration, NaiveDate, TimeZone, Utc};
 use regex::Regex;
 use serde::Serialize;
 use std::sync::LazyLock;
 
+use crate::time;
 use crate::timephrase::number;
 
 /// The period a query names: `[from, to)`, and the words that named it.
@@ -24,11 +26,14 @@ impl QueryTime {
     /// least a day) outside it: what people say about a period is often said
     /// a little later ("last month", "the other day").
     pub fn closeness(&self, at: DateTime<Utc>) -> f32 {
-        let span = (self.to - self.from).max(Duration::days(1));
+        let span = self
+            .to
+            .signed_duration_since(self.from)
+            .max(Duration::days(1));
         let outside = if at < self.from {
-            self.from - at
+            self.from.signed_duration_since(at)
         } else if at >= self.to {
-            at - self.to
+            at.signed_duration_since(self.to)
         } else {
             return 1.0;
         };
@@ -37,8 +42,11 @@ impl QueryTime {
 
     /// The period widened by one span each side: where `closeness` is above 0.
     pub fn window(&self) -> (DateTime<Utc>, DateTime<Utc>) {
-        let span = (self.to - self.from).max(Duration::days(1));
-        (self.from - span, self.to + span)
+        let span = self
+            .to
+            .signed_duration_since(self.from)
+            .max(Duration::days(1));
+        (time::sub(self.from, span), time::add(self.to, span))
     }
 }
 
@@ -75,7 +83,7 @@ fn month_number(name: &str) -> Option<u32> {
         .split('|')
         .take(12)
         .position(|m| m.starts_with(&prefix))
-        .map(|i| i as u32 + 1)
+        .map(|i| (i as u32).saturating_add(1))
 }
 
 fn midnight(d: NaiveDate) -> DateTime<Utc> {
@@ -84,15 +92,18 @@ fn midnight(d: NaiveDate) -> DateTime<Utc> {
 
 fn day(y: i32, m: u32, d: u32) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     let start = NaiveDate::from_ymd_opt(y, m, d)?;
-    Some((midnight(start), midnight(start + Duration::days(1))))
+    Some((
+        midnight(start),
+        midnight(start.checked_add_days(Days::new(1))?),
+    ))
 }
 
 fn month(y: i32, m: u32) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     let start = NaiveDate::from_ymd_opt(y, m, 1)?;
     let next = if m == 12 {
-        NaiveDate::from_ymd_opt(y + 1, 1, 1)?
+        NaiveDate::from_ymd_opt(y.checked_add(1)?, 1, 1)?
     } else {
-        NaiveDate::from_ymd_opt(y, m + 1, 1)?
+        NaiveDate::from_ymd_opt(y, m.checked_add(1)?, 1)?
     };
     Some((midnight(start), midnight(next)))
 }
@@ -100,7 +111,7 @@ fn month(y: i32, m: u32) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
 fn year(y: i32) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     Some((
         midnight(NaiveDate::from_ymd_opt(y, 1, 1)?),
-        midnight(NaiveDate::from_ymd_opt(y + 1, 1, 1)?),
+        midnight(NaiveDate::from_ymd_opt(y.checked_add(1)?, 1, 1)?),
     ))
 }
 
@@ -115,33 +126,34 @@ fn relative(phrase: &str, now: DateTime<Utc>) -> Option<(DateTime<Utc>, DateTime
         .split_whitespace()
         .map(str::to_ascii_lowercase)
         .collect();
-    let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
+    // NaiveDate arithmetic is checked: at the ends of the calendar a phrase
+    // names no period rather than panicking.
+    let back = |d: NaiveDate, n: u64| d.checked_sub_days(Days::new(n));
+    let on = |d: NaiveDate, n: u64| d.checked_add_days(Days::new(n));
+    let monday = back(today, u64::from(today.weekday().num_days_from_monday()))?;
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let span = |a: NaiveDate, b: NaiveDate| Some((midnight(a), midnight(b)));
     match words.as_slice() {
-        ["yesterday"] => day(now.year(), now.month(), now.day())
-            .map(|(a, b)| (a - Duration::days(1), b - Duration::days(1))),
-        ["today"] => day(now.year(), now.month(), now.day()),
-        ["this", "week"] => Some((midnight(monday), midnight(monday + Duration::days(7)))),
-        ["last" | "past", "week"] => Some((midnight(monday - Duration::days(7)), midnight(monday))),
+        ["yesterday"] => span(back(today, 1)?, today),
+        ["today"] => span(today, on(today, 1)?),
+        ["this", "week"] => span(monday, on(monday, 7)?),
+        ["last" | "past", "week"] => span(back(monday, 7)?, monday),
         ["this", "weekend"] => {
-            let sat = monday + Duration::days(5);
-            Some((midnight(sat), midnight(sat + Duration::days(2))))
+            let sat = on(monday, 5)?;
+            span(sat, on(sat, 2)?)
         }
-        ["last" | "past", "weekend"] => {
-            let sat = monday - Duration::days(2);
-            Some((midnight(sat), midnight(monday)))
-        }
+        ["last" | "past", "weekend"] => span(back(monday, 2)?, monday),
         ["this", "month"] => month(now.year(), now.month()),
         ["last" | "past", "month"] => {
             let (y, m) = if now.month() == 1 {
-                (now.year() - 1, 12)
+                (now.year().checked_sub(1)?, 12)
             } else {
-                (now.year(), now.month() - 1)
+                (now.year(), now.month().saturating_sub(1))
             };
             month(y, m)
         }
         ["this", "year"] => year(now.year()),
-        ["last" | "past", "year"] => year(now.year() - 1),
+        ["last" | "past", "year"] => year(now.year().checked_sub(1)?),
         _ => None,
     }
 }
@@ -149,10 +161,12 @@ fn relative(phrase: &str, now: DateTime<Utc>) -> Option<(DateTime<Utc>, DateTime
 /// The period a query names, if any; relative phrases count from `now`.
 /// The most specific form wins: a day over a month over a year.
 pub fn detect(query: &str, now: DateTime<Utc>) -> Option<QueryTime> {
+    // Clamped, so a period at the end of the calendar ("9999-12-31") is
+    // still a valid timestamp in a response.
     let found = |range: Option<(DateTime<Utc>, DateTime<Utc>)>, phrase: &str| {
         range.map(|(from, to)| QueryTime {
-            from,
-            to,
+            from: time::clamp(from),
+            to: time::clamp(to),
             phrase: phrase.to_owned(),
         })
     };
@@ -184,7 +198,7 @@ pub fn detect(query: &str, now: DateTime<Utc>) -> Option<QueryTime> {
             let y = if m <= now.month() {
                 now.year()
             } else {
-                now.year() - 1
+                now.year().checked_sub(1)?
             };
             return found(month(y, m), &c[0]);
         }
@@ -200,8 +214,11 @@ pub fn detect(query: &str, now: DateTime<Utc>) -> Option<QueryTime> {
             "month" => Duration::days(30),
             _ => Duration::days(365),
         };
-        let at = now - unit * n as i32;
-        return found(Some((at - unit / 2, at + unit / 2)), &c[0]);
+        // n has at most three digits, so `unit * n` is at most ~1,000 years.
+        let at = now.checked_sub_signed(unit.checked_mul(i32::try_from(n).ok()?)?)?;
+        let half = unit.checked_div(2)?;
+        let range = at.checked_sub_signed(half).zip(at.checked_add_signed(half));
+        return found(range, &c[0]);
     }
     if let Some(c) = RELATIVE.captures(query) {
         return found(relative(&c[1], now), &c[0]);

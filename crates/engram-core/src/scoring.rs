@@ -1,3 +1,4 @@
+#![warn(clippy::arithmetic_side_effects)]
 //! How a search result's score is made: relevance, recency and importance,
 //! blended with weights. The store narrows and gates by cosine; this ranks.
 
@@ -132,7 +133,7 @@ pub fn rank(candidates: Vec<(Memory, Relevance)>, p: &RankParams) -> Vec<ScoredM
         .into_iter()
         .filter(|(_, r)| r.passes_gate(p.min_relevance))
         .map(|(memory, relevance)| {
-            let age_days = (p.now - memory.created_at).num_milliseconds() as f64 / 86_400_000.0;
+            let age_days = crate::time::days_between(p.now, memory.created_at);
             let (score, scores) = blend(
                 relevance,
                 age_days,
@@ -153,6 +154,7 @@ pub fn rank(candidates: Vec<(Memory, Relevance)>, p: &RankParams) -> Vec<ScoredM
 }
 
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use crate::{MemoryKind, Scope, Source, SourceType};

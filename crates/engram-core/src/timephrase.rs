@@ -1,9 +1,12 @@
+#![warn(clippy::arithmetic_side_effects)]
 //! Relative time phrases in what users say ("until Friday", "next week") resolved
 //! against the time the message was said, as expiry hints for temporary facts.
 
-use chrono::{DateTime, Datelike, Duration, NaiveTime, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Datelike, NaiveTime, TimeZone, Utc, Weekday};
 use regex::Regex;
 use std::sync::LazyLock;
+
+use crate::time::{add, days, seconds, sub};
 
 static UNTIL_WEEKDAY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:until|till|til|through|until next)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
@@ -49,9 +52,8 @@ pub fn expiry_hint(text: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> 
     if let Some(c) = UNTIL_WEEKDAY.captures(text) {
         let target = weekday(&c[1])?;
         let today = said_at.weekday();
-        let days = (target.num_days_from_monday() as i64 - today.num_days_from_monday() as i64)
-            .rem_euclid(7);
-        return Some(end_of_day(said_at + Duration::days(days)));
+        let n_days = i64::from(target.days_since(today));
+        return Some(end_of_day(add(said_at, days(n_days))));
     }
     if let Some(c) = FOR_SPAN.captures(text) {
         let n = number(&c[1])?;
@@ -60,7 +62,7 @@ pub fn expiry_hint(text: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> 
             "week" => 7,
             _ => 30,
         };
-        return Some(end_of_day(said_at + Duration::days(n * unit)));
+        return Some(end_of_day(add(said_at, days(n.saturating_mul(unit)))));
     }
     let has = |p: &str| lower.contains(p);
     if has("tonight")
@@ -72,26 +74,33 @@ pub fn expiry_hint(text: &str, said_at: DateTime<Utc>) -> Option<DateTime<Utc>> 
         return Some(end_of_day(said_at));
     }
     if has("tomorrow") {
-        return Some(end_of_day(said_at + Duration::days(1)));
+        return Some(end_of_day(add(said_at, days(1))));
     }
     if has("this weekend") || has("this week") {
-        let to_sunday = 6 - said_at.weekday().num_days_from_monday() as i64;
-        return Some(end_of_day(said_at + Duration::days(to_sunday)));
+        let to_sunday = i64::from(Weekday::Sun.days_since(said_at.weekday()));
+        return Some(end_of_day(add(said_at, days(to_sunday))));
     }
     if has("next weekend") || has("next week") {
         // The whole of next week, whatever day it starts: about ten days.
-        return Some(end_of_day(said_at + Duration::days(10)));
+        return Some(end_of_day(add(said_at, days(10))));
     }
     if has("this month") {
         let first_next = if said_at.month() == 12 {
-            Utc.with_ymd_and_hms(said_at.year() + 1, 1, 1, 0, 0, 0)
+            Utc.with_ymd_and_hms(said_at.year().checked_add(1)?, 1, 1, 0, 0, 0)
         } else {
-            Utc.with_ymd_and_hms(said_at.year(), said_at.month() + 1, 1, 0, 0, 0)
+            Utc.with_ymd_and_hms(
+                said_at.year(),
+                said_at.month().saturating_add(1),
+                1,
+                0,
+                0,
+                0,
+            )
         };
-        return first_next.single().map(|t| t - Duration::seconds(1));
+        return first_next.single().map(|t| sub(t, seconds(1)));
     }
     if has("next month") {
-        return Some(end_of_day(said_at + Duration::days(40)));
+        return Some(end_of_day(add(said_at, days(40))));
     }
     None
 }

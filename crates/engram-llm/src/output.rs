@@ -1,6 +1,5 @@
 //! The shape the LLM must answer in, and tolerant, bounded parsing of it.
 
-use chrono::Duration;
 use engram_core::extract::{Candidate, InputMessage};
 use engram_core::timephrase::expiry_hint;
 use engram_core::MemoryKind;
@@ -159,7 +158,8 @@ pub fn parse_facts(
         let sensitivity = f.sensitivity.filter(|s| SENSITIVITY.contains(&s.as_str()));
         // The message's own wording bounds time more reliably than a small model.
         let expires_at = f.valid_for_days.filter(|d| *d > 0).map(|days| {
-            let by_model = message.created_at + Duration::days(days);
+            let by_model =
+                engram_core::time::add(message.created_at, engram_core::time::days(days));
             expiry_hint(&message.content, message.created_at)
                 .map_or(by_model, |hint| hint.min(by_model))
         });
@@ -189,4 +189,40 @@ pub fn parse_facts(
         return Err(problems.join("; "));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{DateTime, Utc};
+    use engram_core::extract::Role;
+
+    /// A model may answer any number of days, and a message may be dated at
+    /// the end of the calendar: the expiry saturates, it never panics.
+    #[test]
+    fn validity_days_at_the_calendars_end_saturate() {
+        for (at, days) in [
+            (engram_core::time::max(), 3650),
+            (DateTime::<Utc>::MAX_UTC, i64::MAX),
+            (DateTime::<Utc>::MIN_UTC, i64::MAX),
+            (engram_core::time::min(), 1),
+        ] {
+            let messages = [InputMessage {
+                role: Role::User,
+                content: "I am in Rome for a while.".into(),
+                created_at: at,
+            }];
+            let answer = format!(
+                r#"{{"facts": [{{"statement": "User is in Rome.", "kind": "episodic", "subject": "user",
+                    "attribute": "location.current", "value": "Rome", "importance": 0.5, "confidence": 0.9,
+                    "sensitivity": null, "valid_for_days": {days}, "stated": true, "message_index": 0}}]}}"#
+            );
+            let facts = parse_facts(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e}"));
+            let expires = facts[0].expires_at.unwrap_or_else(|| panic!("no expiry"));
+            assert!(
+                engram_core::time::in_range(expires),
+                "{at} + {days}: {expires}"
+            );
+        }
+    }
 }

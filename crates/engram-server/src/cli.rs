@@ -59,7 +59,12 @@ pub async fn import(
     tenant: Option<&str>,
 ) -> anyhow::Result<Counts> {
     let text = std::fs::read(file).with_context(|| format!("could not read {}", file.display()))?;
-    let doc: ExportDocument = serde_json::from_slice(&text)
+    let raw: serde_json::Value =
+        serde_json::from_slice(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    // Every timestamp in the document within the range the API accepts, so
+    // nothing imported can reach what requests cannot.
+    engram_core::time::check_json(&raw).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let doc: ExportDocument = serde_json::from_value(raw)
         .with_context(|| format!("{} is not an Engram export document", file.display()))?;
     if doc.header.format != EXPORT_FORMAT || doc.header.version != engram_store::EXPORT_VERSION {
         bail!(

@@ -454,6 +454,59 @@ pub struct ServeArgs {
         default_value_t = 30
     )]
     pub request_timeout_secs: u64,
+    /// Milliseconds any one database statement of a request may run before
+    /// it is cancelled and the request answered 503 (query-timeout); 0
+    /// turns it off. Erasure, purges, exports and consolidation are exempt.
+    #[arg(
+        long = "statement-timeout-ms",
+        env = "ENGRAM_STATEMENT_TIMEOUT_MS",
+        default_value_t = 5000
+    )]
+    pub statement_timeout_ms: u64,
+    /// Authenticated requests served at once; beyond it a request is
+    /// answered 503 (overloaded) with Retry-After at once.
+    #[arg(
+        long = "max-concurrent-requests",
+        env = "ENGRAM_MAX_CONCURRENT_REQUESTS",
+        default_value_t = 64
+    )]
+    pub max_concurrent_requests: usize,
+    /// Characters of all the messages of one add or session append together.
+    #[arg(
+        long = "max-add-chars",
+        env = "ENGRAM_MAX_ADD_CHARS",
+        default_value_t = 32_000
+    )]
+    pub max_add_chars: usize,
+    /// Characters of a search or context query.
+    #[arg(
+        long = "max-query-chars",
+        env = "ENGRAM_MAX_QUERY_CHARS",
+        default_value_t = 4000
+    )]
+    pub max_query_chars: usize,
+    /// Distinct query terms lexical search scores: the rarest in the scope.
+    #[arg(
+        long = "search-max-terms",
+        env = "ENGRAM_SEARCH_MAX_TERMS",
+        default_value_t = 32
+    )]
+    pub search_max_terms: usize,
+    /// Seconds a request's head may take to arrive, from its first byte (or
+    /// from the accept, for a new connection); then the connection is closed.
+    #[arg(
+        long = "http-header-timeout-secs",
+        env = "ENGRAM_HTTP_HEADER_TIMEOUT_SECS",
+        default_value_t = 10
+    )]
+    pub http_header_timeout_secs: u64,
+    /// Seconds a kept-alive connection may sit idle between requests.
+    #[arg(
+        long = "http-idle-timeout-secs",
+        env = "ENGRAM_HTTP_IDLE_TIMEOUT_SECS",
+        default_value_t = 75
+    )]
+    pub http_idle_timeout_secs: u64,
     /// Comma-separated origins allowed by CORS; empty (the default) sends no
     /// CORS headers.
     #[arg(
@@ -480,8 +533,16 @@ impl ServeArgs {
             limits: engram_core::Limits {
                 max_content_chars: self.max_content_chars,
                 max_messages: self.max_messages,
+                max_query_chars: self.max_query_chars.max(1),
                 ..Default::default()
             },
+            statement_timeout: (self.statement_timeout_ms > 0)
+                .then(|| std::time::Duration::from_millis(self.statement_timeout_ms)),
+            max_concurrent_requests: self.max_concurrent_requests.max(1),
+            max_add_chars: self.max_add_chars.max(1),
+            search_max_terms: self.search_max_terms.max(1),
+            header_timeout: std::time::Duration::from_secs(self.http_header_timeout_secs.max(1)),
+            idle_timeout: std::time::Duration::from_secs(self.http_idle_timeout_secs.max(1)),
             max_body_bytes: self.max_body_bytes,
             weights: engram_core::SearchWeights {
                 relevance: self.weight_relevance,

@@ -3,9 +3,10 @@
 
 pub mod cli;
 pub mod config;
+pub mod http;
 pub mod telemetry;
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,7 +105,7 @@ pub async fn prepare(
         ))
     });
     let state = AppState {
-        store,
+        store: store.with_statement_timeout(config.statement_timeout),
         embedder,
         config: Arc::new(config),
         api_key: ApiKey::new(api_key),
@@ -185,28 +186,25 @@ pub fn configured_pipeline(
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests for up
-/// to [`SHUTDOWN_GRACE`] and closes whatever is still open.
+/// to [`SHUTDOWN_GRACE`] and closes whatever is still open. Connections are
+/// held to the configured header and idle timeouts (`http`).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (fired, mut on_fire) = tokio::sync::watch::channel(false);
-    let signal = async move {
-        shutdown.await;
-        let _ = fired.send(true);
+    let limits = http::ConnectionLimits {
+        header_timeout: state.config.header_timeout,
+        idle_timeout: state.config.idle_timeout,
     };
-    let server = axum::serve(listener, engram_api::app(state)).with_graceful_shutdown(signal);
-    tokio::select! {
-        result = server.into_future() => result,
-        _ = async {
-            let _ = on_fire.wait_for(|f| *f).await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {
-            tracing::warn!("requests still open after the shutdown grace period; closing them");
-            Ok(())
-        }
-    }
+    http::serve(
+        listener,
+        engram_api::app(state),
+        limits,
+        shutdown,
+        SHUTDOWN_GRACE,
+    )
+    .await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

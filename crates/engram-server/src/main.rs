@@ -149,6 +149,7 @@ fn main() -> anyhow::Result<()> {
 async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
     telemetry::init(cli.log_json);
+    telemetry::log_panics_without_data();
     match cli.command {
         Command::Migrate { db } => {
             connect(&db)

@@ -17,3 +17,22 @@ pub fn init(json: bool) {
         builder.try_init()
     };
 }
+
+/// Replaces the default panic message (which can quote the data being
+/// handled: a string slice's panic prints the string) with an error event
+/// that says only where it happened. A panic in a job or a consolidation is
+/// caught and recorded as that job's or user's failure; this says where.
+pub fn log_panics_without_data() {
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_else(|| "an unknown place".into());
+        let thread = std::thread::current();
+        tracing::error!(
+            location = %location,
+            thread = thread.name().unwrap_or("unnamed"),
+            "panicked (the message is not logged: it may quote user data)"
+        );
+    }));
+}

@@ -424,12 +424,12 @@ async fn a_job_that_keeps_failing_ends_failed_with_its_error(pool: PgPool) {
         .await;
     let job_id = r.body["job_id"].as_str().unwrap().to_owned();
     let store = Store::new(pool.clone());
-    let pipeline = engram_server::pipeline(
+    let pipeline = Arc::new(engram_server::pipeline(
         store.clone(),
         common::embedder(),
         Arc::new(Broken),
         app.clock.clone(),
-    );
+    ));
     let config = fast_workers(1);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {

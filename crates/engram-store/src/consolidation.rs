@@ -404,22 +404,66 @@ impl Store {
         .await?)
     }
 
-    /// Whether `run` already finished this user (a resumed run skips them).
-    pub async fn user_done(
+    /// Marks a user as started in `run` before it is touched, and says what
+    /// an earlier attempt of the same run did with them: a resumed run skips
+    /// users it finished or failed, and a user left `started` is one the run
+    /// died on (a panic, a killed process), which it skips as failed rather
+    /// than dying on again.
+    pub async fn begin_user(
         &self,
         run: Uuid,
         tenant: Uuid,
         user_id: &str,
-    ) -> Result<bool, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM consolidation_progress
-                            WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3)",
+    ) -> Result<UserStart, StoreError> {
+        let begun: Option<i32> = sqlx::query_scalar(
+            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts, status)
+             VALUES ($1, $2, $3, '{}'::jsonb, 'started')
+             ON CONFLICT DO NOTHING RETURNING 1",
+        )
+        .bind(run)
+        .bind(tenant)
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        if begun.is_some() {
+            return Ok(UserStart::Begun);
+        }
+        let status: String = sqlx::query_scalar(
+            "SELECT status FROM consolidation_progress WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3",
         )
         .bind(run)
         .bind(tenant)
         .bind(user_id)
         .fetch_one(&self.pool)
-        .await?)
+        .await?;
+        Ok(if status == "started" {
+            UserStart::Interrupted
+        } else {
+            UserStart::Finished
+        })
+    }
+
+    /// Records that consolidating a user failed in `run` (the run goes on).
+    pub async fn fail_user(
+        &self,
+        run: Uuid,
+        tenant: Uuid,
+        user_id: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE consolidation_progress SET status = 'failed', finished_at = now()
+             WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3",
+        )
+        .bind(run)
+        .bind(tenant)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
+        sqlx::query("UPDATE consolidation_runs SET heartbeat_at = now() WHERE id = $1")
+            .bind(run)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Records a finished user: progress row, counts added to the run's,
@@ -435,8 +479,10 @@ impl Store {
         let counts = serde_json::to_value(counts).unwrap_or_default();
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts) VALUES ($1, $2, $3, $4)
-             ON CONFLICT DO NOTHING",
+            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts, status, finished_at)
+             VALUES ($1, $2, $3, $4, 'done', now())
+             ON CONFLICT (run_id, tenant_id, user_id)
+             DO UPDATE SET counts = EXCLUDED.counts, status = 'done', finished_at = EXCLUDED.finished_at",
         )
         .bind(run)
         .bind(tenant)
@@ -499,24 +545,38 @@ impl Store {
     /// Runs `body` holding the cluster-wide consolidation lock, or returns
     /// `None` at once when another process holds it: however many replicas
     /// are up, one consolidates. A session-level advisory lock on a
-    /// connection kept for the duration, released when it ends (or dies).
+    /// connection taken out of the pool for the duration: should `body`
+    /// panic or be cancelled, the connection is dropped and closed, and
+    /// Postgres releases the lock with it (a pooled connection would have
+    /// gone back to the pool still holding it).
     pub async fn with_consolidation_lock<T, F>(&self, body: F) -> Result<Option<T>, StoreError>
     where
         F: std::future::Future<Output = T>,
     {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.pool.acquire().await?.detach();
         let got: bool = sqlx::query_scalar(
             "SELECT pg_try_advisory_lock(hashtextextended('engram/consolidation', 0))",
         )
-        .fetch_one(&mut *conn)
+        .fetch_one(&mut conn)
         .await?;
         if !got {
+            let _ = sqlx::Connection::close(conn).await;
             return Ok(None);
         }
         let out = body.await;
-        sqlx::query("SELECT pg_advisory_unlock(hashtextextended('engram/consolidation', 0))")
-            .execute(&mut *conn)
-            .await?;
+        // Closing the session releases the lock, whatever happened meanwhile.
+        let _ = sqlx::Connection::close(conn).await;
         Ok(Some(out))
     }
+}
+
+/// What a run finds when it comes to a user (see `Store::begin_user`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserStart {
+    /// Not seen before in this run: now marked started.
+    Begun,
+    /// Finished or failed by an earlier attempt of this run.
+    Finished,
+    /// Started by an earlier attempt that never finished it.
+    Interrupted,
 }

@@ -13,6 +13,9 @@ pub enum StoreError {
     EmbedderMismatch(String),
     #[error("database unavailable: {0}")]
     Unavailable(#[source] sqlx::Error),
+    /// A statement ran past the store's statement timeout and was cancelled.
+    #[error("a database statement took longer than the statement timeout")]
+    StatementTimeout,
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
     #[error("migration failed: {0}")]
@@ -25,6 +28,11 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::RowNotFound => Self::NotFound,
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
                 Self::Unavailable(e)
+            }
+            // query_canceled: the statement timeout fired (or an operator
+            // cancelled the statement).
+            sqlx::Error::Database(db) if db.code().as_deref() == Some("57014") => {
+                Self::StatementTimeout
             }
             // The server going away mid-connection: shutting down (class 57,
             // operator intervention) or the connection failing (class 08).

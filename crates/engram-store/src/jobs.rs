@@ -193,8 +193,6 @@ impl Store {
         Ok(job)
     }
 
-    /// Takes the next runnable job (queued and due, or running with an expired
-    /// lease) for `lease_secs`, counting an attempt.
     /// Jobs waiting or running, by kind and status, with the age of the
     /// oldest (every tenant: for metrics).
     pub async fn queue_stats(&self) -> Result<Vec<QueueStat>, StoreError> {
@@ -207,18 +205,39 @@ impl Store {
         .await?)
     }
 
+    /// Takes the next runnable job (queued and due, or running with an
+    /// expired lease) for `lease_secs`, counting an attempt. A job whose
+    /// lease ran out on its last attempt (its worker died or hung on it,
+    /// perhaps because of the job itself) is failed first and never handed
+    /// out again.
     pub async fn claim_job(
         &self,
         worker: &str,
         lease_secs: f64,
     ) -> Result<Option<JobRow>, StoreError> {
+        let spent = sqlx::query(
+            "UPDATE jobs SET status = 'failed', payload = NULL, finished_at = now(), updated_at = now(),
+                    locked_by = NULL, locked_until = NULL,
+                    last_error = 'the lease ran out on the last attempt (' || attempts || ' of ' || max_attempts
+                        || '): the worker stopped or hung while running it'
+             WHERE status = 'running' AND locked_until < now() AND attempts >= max_attempts",
+        )
+        .execute(&self.pool)
+        .await?;
+        if spent.rows_affected() > 0 {
+            tracing::warn!(
+                jobs = spent.rows_affected(),
+                "failed jobs whose lease ran out on their last attempt"
+            );
+        }
         let row = sqlx::query_as(&format!(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
                     locked_until = now() + make_interval(secs => $2), updated_at = now()
              WHERE (tenant_id, id) = (
                  SELECT tenant_id, id FROM jobs
-                 WHERE (status = 'queued' AND run_at <= now())
-                    OR (status = 'running' AND locked_until < now())
+                 WHERE ((status = 'queued' AND run_at <= now())
+                        OR (status = 'running' AND locked_until < now()))
+                   AND attempts < max_attempts
                  ORDER BY run_at
                  LIMIT 1
                  FOR UPDATE SKIP LOCKED)

@@ -14,6 +14,7 @@ mod export;
 mod extraction;
 mod jobs;
 mod keys;
+mod lexical;
 mod memories;
 mod profile;
 mod revert;
@@ -23,7 +24,7 @@ mod tenant;
 
 pub use admin::{source_hash, Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
-pub use consolidation::ConsolidationRun;
+pub use consolidation::{ConsolidationRun, UserStart};
 pub use error::StoreError;
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,
@@ -49,11 +50,34 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../../migrations"
 #[derive(Clone)]
 pub struct Store {
     pool: PgPool,
+    /// Cancels any statement of a tenant transaction that runs longer
+    /// (`SET LOCAL statement_timeout`): the request path's bound, so no one
+    /// request holds the database for long. `None` for background work.
+    statement_timeout_ms: Option<u64>,
 }
 
 impl Store {
+    /// A store without a statement timeout (background work, maintenance).
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            pool,
+            statement_timeout_ms: None,
+        }
+    }
+
+    /// The same database, with every statement of a tenant transaction
+    /// cancelled after `timeout` (`StoreError::StatementTimeout`).
+    pub fn with_statement_timeout(&self, timeout: Option<std::time::Duration>) -> Self {
+        Self {
+            pool: self.pool.clone(),
+            statement_timeout_ms: timeout.map(|t| (t.as_millis() as u64).max(1)),
+        }
+    }
+
+    /// The same database without a statement timeout: for work that is
+    /// long by nature and bounded otherwise (erasure, purges, exports).
+    pub fn unbounded(&self) -> Self {
+        self.with_statement_timeout(None)
     }
 
     pub fn pool(&self) -> &PgPool {

@@ -184,60 +184,6 @@ impl Store {
             .collect())
     }
 
-    /// The ids of the `limit` memories in view with the best BM25 for `text`,
-    /// best first (ties by id, so results are stable). It needs no query
-    /// vector, so search runs it while the query is being embedded.
-    ///
-    /// Terms are the query's English lexemes (stemmed, stop words dropped),
-    /// except that its `exact` words (names, numbers: see
-    /// engram_core::exact_terms) are matched unstemmed in `content_exact_tsv`
-    /// instead; OR semantics. Rarity is counted over the rows in view, not
-    /// the whole table, so what is rare for this user weighs most. k1 = 1.2,
-    /// b = 0.75, document length is the number of distinct lexemes, and term
-    /// frequency counts as 1: a memory is a sentence or two where a term
-    /// rarely repeats (docs/EVALUATION.md).
-    ///
-    /// Two statements: the first reads the query's terms; the second reads
-    /// the scope once, without the GIN index (within one user a scan beats
-    /// intersecting the tenant-wide posting lists), marking per row which
-    /// terms it has, and scores from those marks. One column per term, so
-    /// the scan tests each term once per row and nothing wide is kept: at
-    /// 20,000 memories in scope this is about half the time of joining rows
-    /// with a table of terms (docs/BENCHMARKS.md).
-    pub async fn lexical_scores(
-        &self,
-        tenant: Uuid,
-        filter: &MemoryFilter,
-        text: &str,
-        exact: &[String],
-        limit: usize,
-    ) -> Result<Vec<(Uuid, f32)>, StoreError> {
-        let mut tx = self.tenant_tx(tenant).await?;
-        let terms: Vec<(bool, String)> = sqlx::query_as(
-            "SELECT false, lexeme FROM unnest(to_tsvector('english', $1))
-             WHERE lexeme NOT IN (
-                 SELECT lexeme FROM unnest(to_tsvector('english', array_to_string($2::text[], ' '))))
-             UNION
-             SELECT true, t FROM unnest($2::text[]) t
-             ORDER BY 1 DESC, 2 LIMIT $3",
-        )
-        .bind(text)
-        .bind(exact)
-        .bind(MAX_LEXICAL_TERMS)
-        .fetch_all(&mut *tx)
-        .await?;
-        if terms.is_empty() {
-            end_read(tx);
-            return Ok(Vec::new());
-        }
-        let rows: Vec<(Uuid, f64)> = lexical_query(tenant, filter, &terms, limit)
-            .build_query_as()
-            .fetch_all(&mut *tx)
-            .await?;
-        end_read(tx);
-        Ok(rows.into_iter().map(|(id, s)| (id, s as f32)).collect())
-    }
-
     /// Records that memories were returned to a caller (feeds decay later).
     pub async fn touch_memories(&self, tenant: Uuid, ids: &[Uuid]) -> Result<(), StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
@@ -605,56 +551,6 @@ pub(crate) async fn insert_memories_in(
         .collect()
 }
 
-/// Terms a lexical search scores at most (exact words first): one column
-/// each, and a query of 4,000 characters can hold several hundred.
-const MAX_LEXICAL_TERMS: i64 = 256;
-
-/// BM25 over the scope for `terms` ((exact, term) pairs): column `h{i}` marks
-/// the rows with term i, `df{i}` counts them, and a row's score is the sum of
-/// its terms' idf times the length norm.
-fn lexical_query<'a>(
-    tenant: Uuid,
-    filter: &'a MemoryFilter,
-    terms: &'a [(bool, String)],
-    limit: usize,
-) -> QueryBuilder<'a, Postgres> {
-    let mut q = QueryBuilder::new("WITH scope AS MATERIALIZED (SELECT id, lexeme_count");
-    for (i, (exact, term)) in terms.iter().enumerate() {
-        let column = if *exact {
-            "content_exact_tsv"
-        } else {
-            "content_tsv"
-        };
-        // A scalar subquery is evaluated once, not per row.
-        q.push(format!(", {column} @@ (SELECT quote_literal("))
-            .push_bind(term)
-            .push(format!("::text)::tsquery) AS h{i}"));
-    }
-    q.push(" FROM memories");
-    push_filter(&mut q, tenant, filter);
-    q.push("), stats AS (SELECT count(*)::float8 AS n, greatest(avg(lexeme_count), 1)::float8 AS avgdl");
-    for i in 0..terms.len() {
-        q.push(format!(", count(*) FILTER (WHERE h{i})::float8 AS df{i}"));
-    }
-    q.push(" FROM scope), idf AS (SELECT avgdl");
-    for i in 0..terms.len() {
-        q.push(format!(
-            ", ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) AS idf{i}"
-        ));
-    }
-    q.push(" FROM stats) SELECT id, ((0");
-    for i in 0..terms.len() {
-        q.push(format!(" + CASE WHEN h{i} THEN idf{i} ELSE 0 END"));
-    }
-    q.push(") * 2.2 / (1 + 1.2 * (0.25 + 0.75 * lexeme_count / avgdl)))::float8 AS bm25 FROM scope CROSS JOIN idf WHERE false");
-    for i in 0..terms.len() {
-        q.push(format!(" OR h{i}"));
-    }
-    q.push(" ORDER BY bm25 DESC, id LIMIT ")
-        .push_bind(limit as i64);
-    q
-}
-
 /// A candidate's cosine to the query (bound between the two halves): from
 /// the half-precision copy, which search scans because it stays in the row
 /// (migration 9); it differs from full precision by about 1e-4.
@@ -664,7 +560,7 @@ const COSINE_END: &str = "))::float8 AS cosine";
 /// `FROM memories` is already pushed; appends the WHERE clause for tenant, scope
 /// and filters. Only conditions that are present are emitted, so the planner sees
 /// `user_id = $n` and can use the partial scope indexes.
-fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilter) {
+pub(crate) fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &MemoryFilter) {
     q.push(" WHERE tenant_id = ").push_bind(tenant);
     if f.admin_states.is_none() {
         q.push(" AND deleted_at IS NULL");

@@ -8,31 +8,38 @@ use uuid::Uuid;
 
 use crate::{Store, StoreError};
 
-/// The statement that switches a transaction to `tenant`: both settings are
+/// The statement that switches a transaction to `tenant`: the settings are
 /// transaction-local, so they end with it and never leak to the next user of
 /// the pooled connection. A simple query (so it can follow `BEGIN` in one
-/// round trip); the tenant is a Uuid, so formatting it in cannot inject
-/// anything.
-fn tenant_settings(tenant: Uuid) -> String {
+/// round trip); the tenant is a Uuid and the timeout a number, so formatting
+/// them in cannot inject anything.
+fn tenant_settings(tenant: Uuid, statement_timeout_ms: Option<u64>) -> String {
+    let timeout = statement_timeout_ms
+        .map(|ms| format!(", set_config('statement_timeout', '{ms}', true)"))
+        .unwrap_or_default();
     format!(
-        "SELECT set_config('engram.tenant_id', '{tenant}', true), set_config('role', 'engram_app', true)"
+        "SELECT set_config('engram.tenant_id', '{tenant}', true), set_config('role', 'engram_app', true){timeout}"
     )
 }
 
-/// Switches the current transaction to `tenant`.
+/// Switches the current transaction to `tenant` (no statement timeout).
 pub async fn enter_tenant(conn: &mut PgConnection, tenant: Uuid) -> Result<(), StoreError> {
-    sqlx::Executor::execute(conn, tenant_settings(tenant).as_str()).await?;
+    sqlx::Executor::execute(conn, tenant_settings(tenant, None).as_str()).await?;
     Ok(())
 }
 
 impl Store {
     /// A transaction confined to one tenant's rows: `BEGIN` and the settings
-    /// in one round trip.
+    /// in one round trip. Each statement in it is cancelled after the
+    /// store's statement timeout, if it has one.
     pub async fn tenant_tx(
         &self,
         tenant: Uuid,
     ) -> Result<Transaction<'static, Postgres>, StoreError> {
-        let begin = format!("BEGIN; {}", tenant_settings(tenant));
+        let begin = format!(
+            "BEGIN; {}",
+            tenant_settings(tenant, self.statement_timeout_ms)
+        );
         Ok(self.pool.begin_with(begin).await?)
     }
 }

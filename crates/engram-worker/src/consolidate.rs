@@ -6,13 +6,14 @@
 
 use std::sync::Arc;
 
-use chrono::Duration;
 use engram_core::access::subject_hash;
 use engram_core::consolidate::{
     ambiguous_conflicts, plan_reviewed, ConflictReviewer, ConsolidationParams, Reviews,
 };
-use engram_core::Clock;
-use engram_store::{ConsolidationRun, Counts, Store, StoreError};
+use engram_core::{time, Clock};
+use engram_store::{ConsolidationRun, Counts, Store, StoreError, UserStart};
+use futures::FutureExt as _;
+use std::panic::AssertUnwindSafe;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, Copy)]
@@ -51,11 +52,9 @@ impl ConsolidationSettings {
             duplicate_threshold: self.duplicate_threshold,
             half_life_days: self.half_life_days,
             archive_floor: self.archive_floor,
-            expired_grace: Duration::days(self.expired_grace_days),
-            deleted_retention: Duration::days(self.deleted_retention_days),
-            episodic_window: Duration::milliseconds(
-                (self.episodic_window_hours * 3_600_000.0) as i64,
-            ),
+            expired_grace: time::days(self.expired_grace_days),
+            deleted_retention: time::days(self.deleted_retention_days),
+            episodic_window: time::hours_f64(self.episodic_window_hours),
             now,
         }
     }
@@ -120,7 +119,7 @@ impl Consolidator {
             let mut errors = Vec::new();
             match &target {
                 RunTarget::User { tenant, user_id } => {
-                    self.one_user(&run, *tenant, user_id, dry_run, &mut errors)
+                    self.next_user(&run, *tenant, user_id, dry_run, &mut errors)
                         .await?;
                 }
                 RunTarget::Everyone => {
@@ -134,10 +133,7 @@ impl Consolidator {
                             break;
                         };
                         for (tenant, user_id) in users {
-                            if self.store.user_done(run.id, tenant, &user_id).await? {
-                                continue;
-                            }
-                            self.one_user(&run, tenant, &user_id, dry_run, &mut errors)
+                            self.next_user(&run, tenant, &user_id, dry_run, &mut errors)
                                 .await?;
                         }
                         after = Some(last);
@@ -152,15 +148,45 @@ impl Consolidator {
         }
     }
 
-    /// One user; a failure is recorded (without the user's id: its hash) and
-    /// the run goes on.
-    async fn one_user(
+    /// One user, unless an earlier attempt of this run already did them or
+    /// died on them. A failure, panics included, is recorded on the user
+    /// (the error without the user's id: its hash) and the run goes on.
+    async fn next_user(
         &self,
         run: &ConsolidationRun,
         tenant: Uuid,
         user_id: &str,
         dry_run: bool,
         errors: &mut Vec<String>,
+    ) -> Result<(), StoreError> {
+        let failure = match self.store.begin_user(run.id, tenant, user_id).await? {
+            UserStart::Finished => return Ok(()),
+            UserStart::Interrupted => {
+                "the run stopped while consolidating this user; skipped".to_owned()
+            }
+            UserStart::Begun => {
+                let attempt = AssertUnwindSafe(self.one_user(run, tenant, user_id, dry_run))
+                    .catch_unwind()
+                    .await;
+                match attempt {
+                    Ok(Ok(())) => return Ok(()),
+                    Ok(Err(e)) => e.to_string(),
+                    Err(_) => "consolidating this user panicked (a bug in Engram; the server log says where)".to_owned(),
+                }
+            }
+        };
+        tracing::warn!(run = %run.id, error = %failure, "consolidating a user failed");
+        errors.push(format!("user {}: {failure}", subject_hash(tenant, user_id)));
+        self.store.fail_user(run.id, tenant, user_id).await
+    }
+
+    /// Reviews, plans and applies one user's consolidation, and records it.
+    async fn one_user(
+        &self,
+        run: &ConsolidationRun,
+        tenant: Uuid,
+        user_id: &str,
+        dry_run: bool,
     ) -> Result<(), StoreError> {
         let now = self.clock.now();
         let params = self.settings.params(now);
@@ -178,37 +204,25 @@ impl Consolidator {
             }
             None => Ok(Reviews::new()),
         };
-        let outcome = match reviews {
-            Ok(reviews) => {
-                self.store
-                    .consolidate_user(tenant, user_id, dry_run, now, |v| {
-                        plan_reviewed(v, &params, &reviews)
-                    })
-                    .await
-            }
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok((ops, mut counts)) => {
-                for (k, v) in review_counts {
-                    *counts.entry(k).or_default() += v;
-                }
-                self.store
-                    .record_user(
-                        run.id,
-                        tenant,
-                        user_id,
-                        &counts,
-                        dry_run.then_some(&ops[..]),
-                    )
-                    .await
-            }
-            Err(e) => {
-                tracing::warn!(run = %run.id, error = %e, "consolidating a user failed");
-                errors.push(format!("user {}: {e}", subject_hash(tenant, user_id)));
-                Ok(())
-            }
+        let reviews = reviews?;
+        let (ops, mut counts) = self
+            .store
+            .consolidate_user(tenant, user_id, dry_run, now, |v| {
+                plan_reviewed(v, &params, &reviews)
+            })
+            .await?;
+        for (k, v) in review_counts {
+            *counts.entry(k).or_default() += v;
         }
+        self.store
+            .record_user(
+                run.id,
+                tenant,
+                user_id,
+                &counts,
+                dry_run.then_some(&ops[..]),
+            )
+            .await
     }
 }
 
@@ -279,7 +293,7 @@ pub fn spawn_schedule(
                 tracing::warn!("the consolidation schedule has no next occurrence; not scheduling");
                 return;
             };
-            let wait = (next - now).to_std().unwrap_or_default();
+            let wait = next.signed_duration_since(now).to_std().unwrap_or_default();
             tracing::info!(next = %next, "next consolidation run");
             tokio::select! {
                 _ = tokio::time::sleep(wait) => run_scheduled(&consolidator).await,

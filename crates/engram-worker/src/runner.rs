@@ -43,6 +43,8 @@ fn backoff(config: &WorkerConfig, attempts: i32) -> Duration {
 }
 
 /// Starts `config.workers` loops (and a NOTIFY listener) until `stop` turns true.
+/// Each loop is supervised: should it ever panic it is started again, so no
+/// input can leave a process without workers.
 pub fn spawn_workers(
     pipeline: Arc<ExtractionPipeline>,
     config: WorkerConfig,
@@ -59,13 +61,26 @@ pub fn spawn_workers(
     ))];
     for n in 0..config.workers {
         let name = format!("{}-{n}", std::process::id());
-        handles.push(tokio::spawn(work(
-            pipeline.clone(),
-            config.clone(),
-            name,
-            wake.clone(),
-            stop.clone(),
-        )));
+        let (pipeline, config, wake, stop) =
+            (pipeline.clone(), config.clone(), wake.clone(), stop.clone());
+        handles.push(tokio::spawn(async move {
+            loop {
+                let task = tokio::spawn(work(
+                    pipeline.clone(),
+                    config.clone(),
+                    name.clone(),
+                    wake.clone(),
+                    stop.clone(),
+                ));
+                match task.await {
+                    Err(e) if e.is_panic() => {
+                        tracing::error!(worker = %name, "a worker loop panicked; starting it again");
+                        tokio::time::sleep(config.poll_interval).await;
+                    }
+                    _ => return,
+                }
+            }
+        }));
     }
     handles
 }
@@ -121,9 +136,18 @@ async fn work(
     }
 }
 
+/// What ended a job's attempt other than finishing.
+const PANICKED: &str =
+    "the job panicked (a bug in Engram; the server log says where); it is retried, then failed";
+
 /// Claims and runs one job; false when none was due.
+///
+/// The job runs in a task of its own, so a panic is that job's failure (its
+/// attempt counts, it is retried with backoff and fails for good at its
+/// maximum) and never the worker's; an attempt that outlives the lease is
+/// abandoned and counted the same way.
 pub async fn run_one(
-    pipeline: &ExtractionPipeline,
+    pipeline: &Arc<ExtractionPipeline>,
     config: &WorkerConfig,
     name: &str,
 ) -> Result<bool, engram_store::StoreError> {
@@ -135,7 +159,28 @@ pub async fn run_one(
         return Ok(false);
     };
     let started = std::time::Instant::now();
-    let outcome = match pipeline.process(&job).await {
+    let task = tokio::spawn({
+        let (pipeline, job) = (pipeline.clone(), job.clone());
+        async move { pipeline.process(&job).await }
+    });
+    let abort = task.abort_handle();
+    let attempt = match tokio::time::timeout(config.lease, task).await {
+        Ok(Ok(Ok(results))) => Ok(results),
+        Ok(Ok(Err(e))) => Err(e.to_string()),
+        Ok(Err(e)) if e.is_panic() => {
+            tracing::error!(job = %job.id, kind = %job.kind, "a job panicked");
+            Err(PANICKED.to_owned())
+        }
+        Ok(Err(_)) => Err("the job was cancelled".to_owned()),
+        Err(_) => {
+            abort.abort();
+            Err(format!(
+                "the job ran longer than its lease ({} s) and was abandoned",
+                config.lease.as_secs()
+            ))
+        }
+    };
+    let outcome = match attempt {
         Ok(results) => {
             tracing::info!(job = %job.id, results = results.len(), ms = started.elapsed().as_millis() as u64, "job done");
             for r in &results {
@@ -143,15 +188,15 @@ pub async fn run_one(
             }
             "done"
         }
-        Err(e) => {
+        Err(error) => {
             let retry = backoff(config, job.attempts);
             match pipeline
                 .store
-                .fail_job(job.tenant_id, job.id, &e.to_string(), retry.as_secs_f64())
+                .fail_job(job.tenant_id, job.id, &error, retry.as_secs_f64())
                 .await?
             {
                 Some(status) => {
-                    tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %e, "job attempt failed");
+                    tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %error, "job attempt failed");
                     if status.as_str() == "failed" {
                         "failed"
                     } else {

@@ -10,6 +10,7 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use engram_core::extract::{ExtractionRequest, InputMessage};
 use engram_core::policy::{instruction_reason, redact_secrets};
+use engram_core::time::{self, Timestamp};
 use engram_core::{validate, JobStatus, MemoryKind, NewMemory, Scope, Source, SourceType};
 use engram_store::NewJob;
 
@@ -19,13 +20,6 @@ use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::{AppState, Caller};
 
-/// One input message after validation.
-struct Said {
-    role: Role,
-    content: String,
-    created_at: Option<DateTime<Utc>>,
-}
-
 /// The fields every add shares, validated.
 struct AddCommon {
     scope: Scope,
@@ -33,7 +27,7 @@ struct AddCommon {
     metadata: serde_json::Value,
     expires_at: Option<DateTime<Utc>>,
     source: Option<Source>,
-    said: Vec<Said>,
+    said: Vec<ValidMessage>,
     from_messages: bool,
 }
 
@@ -44,7 +38,7 @@ fn validate_add(state: &AppState, req: &AddMemoriesRequest) -> Result<AddCommon,
     let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
     let metadata =
         dto::metadata(req.metadata.clone(), limits)?.unwrap_or_else(|| serde_json::json!({}));
-    let expires_at = match (req.expires_at, req.ttl_seconds) {
+    let expires_at = match (req.expires_at.map(Timestamp::get), req.ttl_seconds) {
         (Some(_), Some(_)) => {
             return Err(ApiError::validation(
                 "ttl_seconds",
@@ -61,7 +55,7 @@ fn validate_add(state: &AppState, req: &AddMemoriesRequest) -> Result<AddCommon,
                 "must be between 1 and 3153600000",
             ))
         }
-        (None, Some(ttl)) => Some(now + chrono::Duration::seconds(ttl)),
+        (None, Some(ttl)) => Some(time::add(now, time::seconds(ttl))),
         (None, None) => None,
     };
     if let Some(r) = req.source.as_ref().and_then(|s| s.source_ref.as_ref()) {
@@ -80,33 +74,12 @@ fn validate_add(state: &AppState, req: &AddMemoriesRequest) -> Result<AddCommon,
                 "messages or text is required",
             ))
         }
-        (None, Some(text)) => vec![Said {
+        (None, Some(text)) => vec![ValidMessage {
             role: Role::User,
             content: validate::content("text", text, limits)?,
             created_at: None,
         }],
-        (Some(messages), None) => {
-            if messages.is_empty() {
-                return Err(ApiError::validation("messages", "must not be empty"));
-            }
-            if messages.len() > limits.max_messages {
-                return Err(ApiError::validation(
-                    "messages",
-                    format!("at most {} messages per request", limits.max_messages),
-                ));
-            }
-            let mut said = Vec::with_capacity(messages.len());
-            for (i, m) in messages.iter().enumerate() {
-                let content =
-                    validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
-                said.push(Said {
-                    role: m.role,
-                    content,
-                    created_at: m.created_at,
-                });
-            }
-            said
-        }
+        (Some(messages), None) => dto::messages(messages, limits, state.config.max_add_chars)?,
     };
     let source = req.source.as_ref().map(|s| Source {
         source_type: s.source_type,
@@ -141,7 +114,7 @@ pub async fn add_memories(
             return Err(ApiError::validation(field, "applies only with infer: true"));
         }
     }
-    let user_said: Vec<&Said> = common
+    let user_said: Vec<&ValidMessage> = common
         .said
         .iter()
         .filter(|s| s.role == Role::User)
@@ -296,7 +269,10 @@ async fn add_inferred(
         .collect();
 
     if req.wait.unwrap_or(false) {
-        let deadline = tokio::time::Instant::now() + state.config.add_wait_timeout;
+        let now = tokio::time::Instant::now();
+        let deadline = now
+            .checked_add(state.config.add_wait_timeout)
+            .unwrap_or(now);
         loop {
             let job = state
                 .store

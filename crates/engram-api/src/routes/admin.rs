@@ -202,6 +202,7 @@ pub async fn erase_user(
     let user_id = user_path(&state, &user_id)?;
     let counts = state
         .store
+        .unbounded()
         .erase_user(caller.tenant_id, &user_id, caller.audit("user.erase"))
         .await?;
     Ok(Json(receipt(&caller, counts)))
@@ -215,6 +216,7 @@ pub async fn purge_source(
     let source_ref = path_identifier(&state, "source_ref", &source_ref)?;
     let plan = state
         .store
+        .unbounded()
         .plan_source_purge(caller.tenant_id, &source_ref)
         .await?;
     Ok(Json(
@@ -238,6 +240,7 @@ pub(crate) async fn run_source_purge(
     };
     let counts = state
         .store
+        .unbounded()
         .purge_source(caller.tenant_id, plan, &embeddings, caller.audit(action))
         .await?;
     Ok(receipt(caller, counts))
@@ -255,6 +258,7 @@ pub async fn export_user(
     let user_id = user_path(&state, &user_id)?;
     let (header, export) = state
         .store
+        .unbounded()
         .export_user(caller.tenant_id, &user_id, state.config.export_page)
         .await?;
     let mut opening =
@@ -450,7 +454,7 @@ pub async fn consolidate(
     };
     let dry_run = req.dry_run.unwrap_or(false);
     let consolidator = engram_worker::Consolidator {
-        store: state.store.clone(),
+        store: state.store.unbounded(),
         clock: state.clock.clone(),
         settings: state.config.consolidation,
         reviewer: state.config.conflict_reviewer.clone(),

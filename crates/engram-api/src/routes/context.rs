@@ -7,6 +7,7 @@ use axum::extract::{Path, State};
 use axum::{Extension, Json};
 use engram_context::lines::{memory_line, profile_line, turn_line};
 use engram_context::{assemble, Candidates, Section};
+use engram_core::time::Timestamp;
 use engram_core::validate;
 use engram_core::{Memory, MemoryFilter, MemoryPatch, Scope};
 use engram_store::StoreError;
@@ -87,7 +88,7 @@ pub async fn build_context(
             ..Default::default()
         };
         let mut plan = SearchPlan::defaults(&state, query.clone(), filter, top_k as usize);
-        plan.reference_time = req.reference_time;
+        plan.reference_time = req.reference_time.map(Timestamp::get);
         run_search(&state, tenant, plan).await
     };
     let session = async {

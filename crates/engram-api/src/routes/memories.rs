@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use engram_core::querytime::{self, QueryTime};
+use engram_core::time::Timestamp;
 use engram_core::validate;
 use engram_core::{
     fuse, rank, Memory, MemoryFilter, MemoryPatch, Page, RankParams, ScoredMemory, SearchMode,
@@ -104,7 +105,7 @@ pub async fn search_memories(
         mode: req.mode.unwrap_or_default(),
         lexical_weight,
         time_use: req.query_time.unwrap_or_default(),
-        reference_time: req.reference_time,
+        reference_time: req.reference_time.map(Timestamp::get),
         params: RankParams {
             weights,
             half_life_days,
@@ -215,7 +216,7 @@ pub(crate) async fn run_search(
 /// `query_time: filter`: only the named period, within any explicit
 /// `filters.created_at` range.
 fn restrict_to(filter: &mut MemoryFilter, t: &QueryTime) {
-    let last = t.to - chrono::Duration::microseconds(1);
+    let last = engram_core::time::sub(t.to, chrono::TimeDelta::microseconds(1));
     filter.created_gte = Some(filter.created_gte.map_or(t.from, |g| g.max(t.from)));
     filter.created_lte = Some(filter.created_lte.map_or(last, |l| l.min(last)));
 }
@@ -244,7 +245,14 @@ async fn candidates(
             _ => {
                 let exact = engram_core::exact_terms(text);
                 store
-                    .lexical_scores(tenant, filter, text, &exact, pool)
+                    .lexical_scores(
+                        tenant,
+                        filter,
+                        text,
+                        &exact,
+                        pool,
+                        state.config.search_max_terms,
+                    )
                     .await
             }
         }
@@ -379,7 +387,7 @@ pub async fn update_memory(
         metadata: dto::metadata(req.metadata, limits)?,
         importance: dto::importance("importance", req.importance)?,
         pinned: req.pinned,
-        expires_at: req.expires_at,
+        expires_at: req.expires_at.map(|e| e.map(Timestamp::get)),
     };
     if patch.is_empty() {
         return Err(ApiError::validation(
@@ -425,6 +433,7 @@ pub async fn delete_memories(
     )?;
     let deleted = state
         .store
+        .unbounded()
         .delete_scope(caller.tenant_id, &scope, caller.audit("scope.delete"))
         .await?;
     Ok(Json(DeleteScopeResponse { deleted }))

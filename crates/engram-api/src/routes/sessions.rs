@@ -35,15 +35,7 @@ pub async fn append_messages(
     let session_id = session_path(&state, &session_id)?;
     let limits = &state.config.limits;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
-    if req.messages.is_empty() {
-        return Err(ApiError::validation("messages", "must not be empty"));
-    }
-    if req.messages.len() > limits.max_messages {
-        return Err(ApiError::validation(
-            "messages",
-            format!("at most {} messages per request", limits.max_messages),
-        ));
-    }
+    let messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
     let window_tokens = match req.window_tokens {
         Some(w) if !(1..=1_000_000).contains(&w) => {
             return Err(ApiError::validation(
@@ -57,10 +49,9 @@ pub async fn append_messages(
     let now = state.clock.now();
     let mut turns = Vec::with_capacity(req.messages.len());
     let mut said = Vec::with_capacity(req.messages.len());
-    for (i, m) in req.messages.iter().enumerate() {
-        let content = validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
+    for m in messages {
         // Secrets never reach a stored turn, a summary or a job.
-        let content = redact_secrets(&content);
+        let content = redact_secrets(&m.content);
         let created_at = m.created_at.unwrap_or(now);
         turns.push(NewTurn {
             role: serde_json::to_value(m.role)
@@ -183,6 +174,7 @@ pub async fn delete_session(
     let session_id = session_path(&state, &session_id)?;
     let mut plan = state
         .store
+        .unbounded()
         .plan_source_purge(caller.tenant_id, &source_ref(&session_id))
         .await?;
     plan.session = Some(session_id);

@@ -57,7 +57,7 @@ fn fact(
 }
 
 fn temporary(mut f: Fact, ttl_days: i64) -> Option<Fact> {
-    f.default_ttl = Some(Duration::days(ttl_days));
+    f.default_ttl = Some(crate::time::days(ttl_days));
     Some(f)
 }
 
@@ -698,7 +698,7 @@ fn extract_clause(clause: &str, index: usize, said_at: DateTime<Utc>) -> Vec<Can
             }
             let expires_at = f
                 .default_ttl
-                .map(|ttl| expiry_hint(clause, said_at).unwrap_or(said_at + ttl));
+                .map(|ttl| expiry_hint(clause, said_at).unwrap_or(crate::time::add(said_at, ttl)));
             found.push(Candidate {
                 statement: f.statement,
                 kind: MemoryKind::Semantic,
