@@ -1,0 +1,7 @@
+//! Evaluation corpora shared by the policy and statement evaluations (and
+//! by engram-server's HTTP tests, through `#[path]`).
+#![allow(dead_code)]
+
+pub mod instructions;
+pub mod secrets;
+pub mod statements;
