@@ -2,6 +2,7 @@
 //! by engram-server's HTTP tests, through `#[path]`).
 #![allow(dead_code)]
 
+pub mod held_out;
 pub mod instructions;
 pub mod secrets;
 pub mod statements;
