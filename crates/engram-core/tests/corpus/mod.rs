@@ -6,3 +6,4 @@ pub mod held_out;
 pub mod instructions;
 pub mod secrets;
 pub mod statements;
+pub mod statements_held_out;
