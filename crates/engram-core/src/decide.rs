@@ -1,11 +1,14 @@
 //! What to do with a candidate fact given what is already known in its scope:
-//! ADD, NOOP, SUPERSEDE or MERGE. Only a live memory with the same subject and
-//! attribute may be superseded or merged, so an unrelated fact is never retired.
+//! ADD, NOOP, SUPERSEDE or MERGE for what the user states; RETRACT or FORGET
+//! for what they take back or ask to be forgotten. Only a live memory with
+//! the same subject and attribute may be superseded, merged or retracted, so
+//! an unrelated fact is never retired; a forget request may also reach
+//! memories without an attribute whose wording is close enough.
 
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::extract::{same_value, Candidate};
+use crate::extract::{same_value, slug, Candidate, FactAction};
 use crate::SourceType;
 
 /// A live memory the candidate is compared with.
@@ -40,6 +43,18 @@ pub enum Decision {
         content: String,
         reason: String,
     },
+    /// Retire `targets` (soft delete): the user took the fact back
+    /// (`Retract`) or asked that it be forgotten (`Forget`).
+    Retire {
+        targets: Vec<Uuid>,
+        action: FactAction,
+        reason: String,
+    },
+    /// Nothing to do (nothing held matches what is taken back); unlike
+    /// NOOP, nothing is reinforced.
+    Ignore {
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -47,19 +62,91 @@ pub struct DecideParams {
     /// Cosine at or above which a memory without a matching attribute counts as
     /// the same fact said again.
     pub near_duplicate: f32,
+    /// Cosine at or above which a memory without an attribute is what a
+    /// forget request names ("forget that I live in Berlin" and the
+    /// verbatim "I live in Berlin.").
+    pub forget_similarity: f32,
 }
 
 impl Default for DecideParams {
     fn default() -> Self {
         Self {
             near_duplicate: 0.93,
+            forget_similarity: 0.75,
         }
+    }
+}
+
+/// Whether a known attribute is the one named, or falls under it
+/// (`pet.dog` names `pet.dog.name`; `location` names `location.city`).
+fn under(known: &str, named: &str) -> bool {
+    !named.is_empty() && (known == named || known.starts_with(&format!("{named}.")))
+}
+
+/// Whether a value taken back is the one held ("Siemens" and "Siemens AG").
+fn same_or_within(held: &str, named: &str) -> bool {
+    let (h, n) = (slug(held), slug(named));
+    same_value(held, named) || (!n.is_empty() && (h.contains(&n) || n.contains(&h)))
+}
+
+/// A retraction or forget request against what is known.
+fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
+    let mut targets: Vec<&Known> = known
+        .iter()
+        .filter(|k| {
+            k.subject.as_deref() == Some(&candidate.subject)
+                && k.attribute
+                    .as_deref()
+                    .is_some_and(|a| under(a, &candidate.attribute))
+                && (candidate.value.is_empty()
+                    || k.value
+                        .as_deref()
+                        .is_some_and(|v| same_or_within(v, &candidate.value)))
+        })
+        .collect();
+    // Forgetting also reaches what was kept verbatim (memories with no
+    // attribute) when its wording is close; a retraction does not: what the
+    // user once said stays a record of what they said.
+    if candidate.action == FactAction::Forget {
+        let close: Vec<&Known> = known
+            .iter()
+            .filter(|k| {
+                (k.attribute.is_none() || candidate.attribute.is_empty())
+                    && k.similarity >= p.forget_similarity
+                    && !targets.iter().any(|t| t.id == k.id)
+            })
+            .collect();
+        targets.extend(close);
+    }
+    let what = if candidate.attribute.is_empty() {
+        format!("\"{}\"", candidate.statement)
+    } else if candidate.value.is_empty() {
+        candidate.attribute.clone()
+    } else {
+        format!("{} = {}", candidate.attribute, candidate.value)
+    };
+    if targets.is_empty() {
+        return Decision::Ignore {
+            reason: format!("nothing held matches {what}"),
+        };
+    }
+    let reason = match candidate.action {
+        FactAction::Forget => format!("the user asked to forget {what}"),
+        _ => format!("the user said {what} no longer holds"),
+    };
+    Decision::Retire {
+        targets: targets.iter().map(|k| k.id).collect(),
+        action: candidate.action,
+        reason,
     }
 }
 
 /// Decides one candidate against the live memories of its scope that share its
 /// subject and attribute, or are its nearest neighbours.
 pub fn decide(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
+    if candidate.action != FactAction::Assert {
+        return retire(candidate, known, p);
+    }
     let same_key: Vec<&Known> = known
         .iter()
         .filter(|k| {
@@ -166,6 +253,7 @@ mod tests {
             expires_at: None,
             stated: true,
             message_index: 0,
+            action: crate::extract::FactAction::Assert,
         }
     }
 

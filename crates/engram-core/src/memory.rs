@@ -196,8 +196,12 @@ pub enum HistoryEvent {
     Revert,
     /// Consolidation archived it (decayed below the floor).
     Archive,
+    /// The user took the fact back ("I no longer work at X").
+    Retract,
+    /// The user asked that it be forgotten.
+    Forget,
 }
-str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Noop => "NOOP", Delete => "DELETE", Revert => "REVERT", Archive => "ARCHIVE" });
+str_enum!(HistoryEvent { Add => "ADD", Update => "UPDATE", Supersede => "SUPERSEDE", Merge => "MERGE", Noop => "NOOP", Delete => "DELETE", Revert => "REVERT", Archive => "ARCHIVE", Retract => "RETRACT", Forget => "FORGET" });
 
 /// Where a background job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -183,6 +183,7 @@ pub fn parse_facts(
             expires_at,
             stated: f.stated.unwrap_or(true),
             message_index: index,
+            action: engram_core::extract::FactAction::Assert,
         });
     }
     if !problems.is_empty() {

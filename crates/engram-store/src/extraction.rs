@@ -124,7 +124,8 @@ impl ExtractionTx {
         )
     }
 
-    /// Live memories of the scope with the candidate's subject and attribute,
+    /// Live memories of the scope with the candidate's subject and attribute
+    /// (or an attribute under it: `pet.dog` finds `pet.dog.name`),
     /// plus its `neighbours` nearest by meaning (found with the half-precision
     /// copy, as search does; their similarity from full precision, since
     /// decisions compare it with thresholds).
@@ -141,7 +142,8 @@ impl ExtractionTx {
              )
              SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
              FROM memories
-             WHERE {scope} AND ((subject = $5 AND attribute = $6) OR id IN (SELECT id FROM near))"
+             WHERE {scope} AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
+                                OR id IN (SELECT id FROM near))"
         ))
         .bind(self.tenant)
         .bind(&self.scope.user_id)
@@ -284,6 +286,34 @@ impl ExtractionTx {
         let reason = restored_reason(reason, restored);
         self.history(target, "MERGE", Some(&old), Some(content), c, ctx, &reason)
             .await?;
+        Ok(old)
+    }
+
+    /// Retires `targets` (a soft delete: revert undoes it) because the user
+    /// took the fact back or asked that it be forgotten; `event` is RETRACT
+    /// or FORGET. Returns the ids and contents retired.
+    pub async fn retire(
+        &mut self,
+        targets: &[Uuid],
+        event: &str,
+        c: &Candidate,
+        ctx: &FactContext,
+        reason: &str,
+    ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let old: Vec<(Uuid, String)> = sqlx::query_as(
+            "UPDATE memories SET deleted_at = $3, updated_at = $3
+             WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NULL
+             RETURNING id, content",
+        )
+        .bind(self.tenant)
+        .bind(targets)
+        .bind(self.now)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        for (id, content) in &old {
+            self.history(*id, event, Some(content), None, c, ctx, reason)
+                .await?;
+        }
         Ok(old)
     }
 

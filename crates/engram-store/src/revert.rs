@@ -158,7 +158,7 @@ impl Store {
                 .await?;
                 content.clone()
             }
-            HistoryEvent::Delete => {
+            HistoryEvent::Delete | HistoryEvent::Retract | HistoryEvent::Forget => {
                 sqlx::query("UPDATE memories SET deleted_at = NULL, updated_at = now() WHERE tenant_id = $1 AND id = $2")
                     .bind(tenant)
                     .bind(id)

@@ -4,10 +4,16 @@ use std::sync::Arc;
 
 use engram_context::{Summarizer, TokenCounter, Turn};
 use engram_core::decide::{decide, DecideParams, Decision};
-use engram_core::extract::{clauses, Candidate, ExtractionRequest, Extractor, InputMessage, Role};
-use engram_core::policy::{find_secret, instruction_reason, redact_secrets, sensitive_category};
+use engram_core::extract::rules::sentences;
+use engram_core::extract::statement;
+use engram_core::extract::{
+    Candidate, ExtractionRequest, Extractor, FactAction, InputMessage, Role,
+};
+use engram_core::policy::{
+    find_secret, instruction_reason, redact_secrets, screen, Allowances, Refusal,
+};
 use engram_core::{Clock, Embedder, SourceType};
-use engram_store::{FactContext, JobKind, JobRow, NewSummary, Store, StoreError};
+use engram_store::{ExtractionTx, FactContext, JobKind, JobRow, NewSummary, Store, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -33,10 +39,10 @@ impl Default for PipelineConfig {
 /// What happened to one candidate (or one refused sentence), as a job reports it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ResultItem {
-    /// ADD | SUPERSEDE | UPDATE | MERGE | NOOP | REJECTED
+    /// ADD | SUPERSEDE | MERGE | NOOP | RETRACT | FORGET | REJECTED
     pub event: &'static str,
     pub memory_id: Option<Uuid>,
-    /// Memories this result retired (SUPERSEDE).
+    /// Memories this result retired (SUPERSEDE, RETRACT, FORGET).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replaced: Vec<Uuid>,
     pub old_content: Option<String>,
@@ -47,15 +53,32 @@ pub struct ResultItem {
 }
 
 impl ResultItem {
-    fn rejected(content: String, reason: String, message_index: usize) -> Self {
+    /// A candidate the policy refused: why (with the category), never its
+    /// words or even its attribute, which is made of them (job results are
+    /// readable with a read-only key).
+    fn rejected(c: &Candidate, reason: String) -> Self {
         Self {
             event: "REJECTED",
             memory_id: None,
             replaced: Vec::new(),
             old_content: None,
-            new_content: Some(content),
+            new_content: None,
             attribute: None,
             reason,
+            message_index: Some(c.message_index),
+        }
+    }
+
+    /// A sentence refused before extraction (an order, a secret).
+    fn refused_sentence(r: Refusal, message_index: usize) -> Self {
+        Self {
+            event: "REJECTED",
+            memory_id: None,
+            replaced: Vec::new(),
+            old_content: None,
+            new_content: None,
+            attribute: None,
+            reason: r.to_string(),
             message_index: Some(message_index),
         }
     }
@@ -160,96 +183,22 @@ impl ExtractionPipeline {
             .ok_or_else(|| JobError::Payload("no payload".into()))?;
         let request: ExtractionRequest =
             serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))?;
-
-        // The write policy, sentence by sentence, before any extractor sees the text.
-        let mut results = Vec::new();
-        let mut eligible = Vec::new();
-        for (i, m) in request.messages.iter().enumerate() {
-            if m.role != Role::User && !request.trusted {
-                continue; // only what the user says creates facts, unless trusted
-            }
-            let mut kept = Vec::new();
-            for sentence in clauses(&m.content) {
-                if let Some(why) = instruction_reason(sentence) {
-                    results.push(ResultItem::rejected(
-                        redact_secrets(sentence),
-                        format!("looks like an instruction ({why}), not a fact about the user"),
-                        i,
-                    ));
-                } else if let Some(kind) = find_secret(sentence) {
-                    results.push(ResultItem::rejected(
-                        redact_secrets(sentence),
-                        format!("contains a secret ({kind}); secrets are never stored"),
-                        i,
-                    ));
-                } else {
-                    kept.push(sentence);
-                }
-            }
-            eligible.push((
-                i,
-                InputMessage {
-                    role: Role::User,
-                    content: kept.join(". "),
-                    created_at: m.created_at,
-                },
-            ));
-        }
+        let (mut results, eligible) = screen_sentences(&request);
         let inputs: Vec<InputMessage> = eligible.iter().map(|(_, m)| m.clone()).collect();
         let mut accepted: Vec<Candidate> = Vec::new();
         for mut c in self.extractor.extract(&inputs).await? {
             let original = eligible.get(c.message_index).map(|(i, _)| *i).unwrap_or(0);
             c.message_index = original;
-            let sentence = request
+            let message = request
                 .messages
                 .get(original)
                 .map(|m| m.content.as_str())
                 .unwrap_or("");
-            if let Some(why) = instruction_reason(&c.statement) {
-                results.push(ResultItem::rejected(
-                    c.statement,
-                    format!("looks like an instruction ({why})"),
-                    original,
-                ));
-                continue;
+            match screen_candidate(&mut c, message, request.allow_sensitive) {
+                Ok(()) => accepted.push(c),
+                Err(reason) => results.push(ResultItem::rejected(&c, reason)),
             }
-            if let Some(kind) = find_secret(&c.statement) {
-                results.push(ResultItem::rejected(
-                    redact_secrets(&c.statement),
-                    format!("contains a secret ({kind})"),
-                    original,
-                ));
-                continue;
-            }
-            let category = c.sensitivity.clone().or_else(|| {
-                sensitive_category(&c.statement)
-                    .or_else(|| sensitive_category(sentence))
-                    .map(str::to_owned)
-            });
-            if let Some(cat) = &category {
-                if !c.stated {
-                    results.push(ResultItem::rejected(
-                        c.statement,
-                        format!("sensitive category `{cat}` is never inferred"),
-                        original,
-                    ));
-                    continue;
-                }
-                if !request.allow_sensitive {
-                    results.push(ResultItem::rejected(
-                        c.statement,
-                        format!(
-                            "sensitive category `{cat}`: stored only with allow_sensitive: true"
-                        ),
-                        original,
-                    ));
-                    continue;
-                }
-            }
-            c.sensitivity = category;
-            accepted.push(c);
         }
-
         let statements: Vec<String> = accepted.iter().map(|c| c.statement.clone()).collect();
         let vectors = if statements.is_empty() {
             Vec::new()
@@ -270,94 +219,182 @@ impl ExtractionPipeline {
             .begin_extraction(job.tenant_id, job.scope(), job.id, now)
             .await?;
         for (c, v) in accepted.iter().zip(&vectors) {
-            let message = &request.messages[c.message_index];
-            let ctx = FactContext {
-                job_id: job.id,
-                source: engram_core::Source {
-                    source_type: if c.stated {
-                        request.source.source_type
-                    } else {
-                        SourceType::Inferred
-                    },
-                    source_ref: request
-                        .source
-                        .source_ref
-                        .clone()
-                        .or_else(|| job.session_id.as_ref().map(|s| format!("session:{s}")))
-                        .or_else(|| Some(format!("job:{}", job.id))),
-                },
-                source_message: message.content.clone(),
-                said_at: message.created_at,
-                extractor: self.extractor.id().to_owned(),
-                model: self.extractor.model().map(str::to_owned),
-                prompt_version: self.extractor.prompt_version().map(str::to_owned),
-                actor: format!("job:{}", job.id),
-            };
+            let ctx = self.fact_context(job, &request, c);
             let known = tx.known(c, v, self.config.neighbours).await?;
-            let item = |event, memory_id, old_content, reason: String| ResultItem {
-                event,
-                memory_id,
-                replaced: Vec::new(),
-                old_content,
-                new_content: Some(c.statement.clone()),
-                attribute: Some(c.attribute.clone()),
-                reason,
-                message_index: Some(c.message_index),
-            };
-            let result = match decide(c, &known, &self.config.decide) {
-                Decision::Add { reason } => match tx.add(c, v, &ctx, &reason).await? {
-                    Some(id) => item("ADD", Some(id), None, reason),
-                    None => item(
-                        "NOOP",
-                        None,
-                        None,
-                        "the same text is already a live memory".into(),
-                    ),
-                },
-                Decision::Noop { target, reason } => {
-                    let old = tx.reinforce(target, c, &ctx, &reason).await?;
-                    item("NOOP", Some(target), Some(old), reason)
-                }
-                Decision::Merge {
-                    target,
-                    content,
-                    reason,
-                } => {
-                    let embedding = (content == c.statement).then_some(v.as_slice());
-                    let old = tx
-                        .merge(target, &content, embedding, c, &ctx, &reason)
-                        .await?;
-                    ResultItem {
-                        new_content: Some(content),
-                        ..item("MERGE", Some(target), Some(old), reason)
-                    }
-                }
-                Decision::Supersede { targets, reason } => match tx.add(c, v, &ctx, &reason).await?
-                {
-                    Some(new_id) => {
-                        let old = tx.supersede(&targets, new_id, c, &ctx, &reason).await?;
-                        let old_content = old
-                            .iter()
-                            .map(|(_, content)| content.clone())
-                            .collect::<Vec<_>>()
-                            .join(" | ");
-                        ResultItem {
-                            replaced: old.into_iter().map(|(id, _)| id).collect(),
-                            ..item("SUPERSEDE", Some(new_id), Some(old_content), reason)
-                        }
-                    }
-                    None => item(
-                        "NOOP",
-                        None,
-                        None,
-                        "the same text is already a live memory".into(),
-                    ),
-                },
-            };
-            results.push(result);
+            let decision = decide(c, &known, &self.config.decide);
+            results.push(apply(&mut tx, c, v, &ctx, decision).await?);
         }
         let json = serde_json::to_value(&results).map_err(|e| JobError::Payload(e.to_string()))?;
         tx.finish(&json).await?;
         Ok(results)
     }
+
+    /// Provenance recorded with what a candidate changes.
+    fn fact_context(
+        &self,
+        job: &JobRow,
+        request: &ExtractionRequest,
+        c: &Candidate,
+    ) -> FactContext {
+        let message = &request.messages[c
+            .message_index
+            .min(request.messages.len().saturating_sub(1))];
+        FactContext {
+            job_id: job.id,
+            source: engram_core::Source {
+                source_type: if c.stated {
+                    request.source.source_type
+                } else {
+                    SourceType::Inferred
+                },
+                source_ref: request
+                    .source
+                    .source_ref
+                    .clone()
+                    .or_else(|| job.session_id.as_ref().map(|s| format!("session:{s}")))
+                    .or_else(|| Some(format!("job:{}", job.id))),
+            },
+            source_message: message.content.clone(),
+            said_at: message.created_at,
+            extractor: self.extractor.id().to_owned(),
+            model: self.extractor.model().map(str::to_owned),
+            prompt_version: self.extractor.prompt_version().map(str::to_owned),
+            actor: format!("job:{}", job.id),
+        }
+    }
+}
+
+/// The write policy sentence by sentence, before any extractor sees the
+/// text: only what the user says (unless trusted), without sentences that
+/// give orders or hold a secret. Sentences stay whole, punctuation and all,
+/// so a question still reads as one. Returns what was refused, and the
+/// messages left with their index in the request.
+fn screen_sentences(request: &ExtractionRequest) -> (Vec<ResultItem>, Vec<(usize, InputMessage)>) {
+    let mut results = Vec::new();
+    let mut eligible = Vec::new();
+    for (i, m) in request.messages.iter().enumerate() {
+        if m.role != Role::User && !request.trusted {
+            continue;
+        }
+        let mut kept = Vec::new();
+        for sentence in sentences(&m.content) {
+            let refusal = instruction_reason(sentence)
+                .map(Refusal::Instruction)
+                .or_else(|| find_secret(sentence).map(Refusal::Secret));
+            match refusal {
+                Some(r) => results.push(ResultItem::refused_sentence(r, i)),
+                None => kept.push(sentence),
+            }
+        }
+        eligible.push((
+            i,
+            InputMessage {
+                role: Role::User,
+                content: kept.join(" "),
+                created_at: m.created_at,
+            },
+        ));
+    }
+    (results, eligible)
+}
+
+/// A candidate against its message and the write policy: it must be borne
+/// out by what the user said (not a question, hypothesis, someone else's
+/// words or a denial), and pass the policy; its sensitivity is set.
+fn screen_candidate(c: &mut Candidate, message: &str, allow_sensitive: bool) -> Result<(), String> {
+    if c.action == FactAction::Assert {
+        if let Some(why) = statement::unsupported(message, &c.value) {
+            return Err(format!("not stated as a fact: {why}"));
+        }
+    }
+    let allow = Allowances {
+        sensitive: allow_sensitive,
+    };
+    let category = screen(c, message, allow).map_err(|r| r.to_string())?;
+    c.sensitivity = category.map(str::to_owned);
+    Ok(())
+}
+
+/// Carries out one decision in the job's transaction, and says what it did.
+async fn apply(
+    tx: &mut ExtractionTx,
+    c: &Candidate,
+    v: &[f32],
+    ctx: &FactContext,
+    decision: Decision,
+) -> Result<ResultItem, StoreError> {
+    let item = |event, memory_id, old_content, reason: String| ResultItem {
+        event,
+        memory_id,
+        replaced: Vec::new(),
+        old_content,
+        new_content: Some(c.statement.clone()),
+        attribute: Some(c.attribute.clone()),
+        reason,
+        message_index: Some(c.message_index),
+    };
+    let same_text = || "the same text is already a live memory".to_owned();
+    Ok(match decision {
+        Decision::Add { reason } => match tx.add(c, v, ctx, &reason).await? {
+            Some(id) => item("ADD", Some(id), None, reason),
+            None => item("NOOP", None, None, same_text()),
+        },
+        Decision::Noop { target, reason } => {
+            let old = tx.reinforce(target, c, ctx, &reason).await?;
+            item("NOOP", Some(target), Some(old), reason)
+        }
+        Decision::Merge {
+            target,
+            content,
+            reason,
+        } => {
+            let embedding = (content == c.statement).then_some(v);
+            let old = tx
+                .merge(target, &content, embedding, c, ctx, &reason)
+                .await?;
+            ResultItem {
+                new_content: Some(content),
+                ..item("MERGE", Some(target), Some(old), reason)
+            }
+        }
+        Decision::Supersede { targets, reason } => match tx.add(c, v, ctx, &reason).await? {
+            Some(new_id) => {
+                let old = tx.supersede(&targets, new_id, c, ctx, &reason).await?;
+                ResultItem {
+                    replaced: old.iter().map(|(id, _)| *id).collect(),
+                    ..item("SUPERSEDE", Some(new_id), Some(joined(&old)), reason)
+                }
+            }
+            None => item("NOOP", None, None, same_text()),
+        },
+        Decision::Retire {
+            targets,
+            action,
+            reason,
+        } => {
+            let event = if action == FactAction::Forget {
+                "FORGET"
+            } else {
+                "RETRACT"
+            };
+            let old = tx.retire(&targets, event, c, ctx, &reason).await?;
+            // What was asked is not stored, nor repeated as "new content".
+            ResultItem {
+                replaced: old.iter().map(|(id, _)| *id).collect(),
+                new_content: None,
+                ..item(event, None, Some(joined(&old)), reason)
+            }
+        }
+        Decision::Ignore { reason } => ResultItem {
+            new_content: None,
+            ..item("NOOP", None, None, reason)
+        },
+    })
+}
+
+fn joined(old: &[(Uuid, String)]) -> String {
+    old.iter()
+        .map(|(_, content)| content.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ")
 }

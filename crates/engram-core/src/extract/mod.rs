@@ -1,7 +1,8 @@
 //! Fact extraction: turning what a user said into candidate facts. Every
 //! extractor (LLM or rules) produces the same [`Candidate`] structure.
 
-mod rules;
+pub mod rules;
+pub mod statement;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -42,6 +43,22 @@ pub struct InputMessage {
     pub created_at: DateTime<Utc>,
 }
 
+/// What a candidate asks for: a fact stated, a fact taken back ("I no
+/// longer work at X", "I'm not vegetarian any more"), or a request to forget
+/// ("forget that I live in Berlin").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FactAction {
+    #[default]
+    Assert,
+    /// The user says it is no longer (or never was) true: the matching fact
+    /// is retired, nothing replaces it.
+    Retract,
+    /// The user asks that it be forgotten: the matching memories are
+    /// retired; the request itself is not stored.
+    Forget,
+}
+
 /// One fact an extractor believes the messages state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
@@ -63,6 +80,11 @@ pub struct Candidate {
     pub stated: bool,
     /// Index of the message it came from.
     pub message_index: usize,
+    /// Assert (the default), retract or forget. For the last two `value`
+    /// may be empty (any value of the attribute), and `attribute` empty when
+    /// only the wording identifies what to forget.
+    #[serde(default)]
+    pub action: FactAction,
 }
 
 #[derive(Debug, thiserror::Error)]

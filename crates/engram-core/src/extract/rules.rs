@@ -8,7 +8,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use regex::{Captures, Regex};
 
-use super::{slug, Candidate, ExtractError, Extractor, InputMessage, Role};
+use super::statement::{self, Stance};
+use super::{slug, Candidate, ExtractError, Extractor, FactAction, InputMessage, Role};
 use crate::timephrase::expiry_hint;
 use crate::MemoryKind;
 
@@ -259,7 +260,9 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             employer,
         ),
         rule(
-            &format!(r"\b{{I_AM}}\s+employed\s+(?:at|by)\s+{THING}{{END}}"),
+            &format!(
+                r"\b{{I_AM}}\s+(?:currently\s+|now\s+|still\s+)?employed\s+(?:at|by)\s+{THING}{{END}}"
+            ),
             employer,
         ),
         rule(
@@ -294,9 +297,37 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\ban?\s+(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS})\s+(?:at|for|with)\s+{THING}{{END}}"
+                r"(?:\b(?:{{I_AM}}|i\s+work\s+as|i'm\s+working\s+as|i\s+am\s+working\s+as)\s+|,\s*)an?\s+(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS})\s+(?:at|for|with)\s+{THING}{{END}}"
             ),
             employer,
+        ),
+        // "I work at Siemens as a software engineer", "I joined Stripe as a designer".
+        rule(
+            r"\b(?:i|we)\s+(?:now\s+|currently\s+|just\s+|recently\s+)?(?:work|am working|'m working|joined|started)\s+(?:at|for|with)?\s*[\p{L}\p{N}&.'\- ]{1,60}?\s+as\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
+            role,
+        ),
+        // "My daughter Emma starts school…": a relative named in passing.
+        rule(
+            &format!(
+                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS}),?\s+(?P<v>(?-i:[A-Z])[\p{{L}}'’\-]+)(?:,|\s+(?:is|was|has|had|starts|started|lives|works|just|will|who|and|turned|turns|\p{{Ll}}+s)\b)"
+            ),
+            family_name,
+        ),
+        // "…, she is 6": the age of the relative named before it.
+        rule(
+            &format!(
+                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})\b[^.!?]{{0,80}}?\b(?:she|he|they)(?:\s+is|'s|\s+turned|\s+turns|\s+just\s+turned)\s+(?P<v>\d{{1,3}})\b"
+            ),
+            |c, _| {
+                let rel = singular(c.name("rel")?.as_str());
+                let v = value(c, "v")?;
+                fact(
+                    format!("family.{}.age", slug(&rel)),
+                    v,
+                    format!("User's {rel} is {v} years old."),
+                    0.5,
+                )
+            },
         ),
         // Likes, dislikes, preferences, favourites.
         rule(
@@ -638,14 +669,33 @@ fn with_article_diet(v: &str) -> String {
     }
 }
 
+static SENTENCE_BREAK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[.!?;]+(?:\s+|$)|\n+").unwrap_or_else(|e| panic!("{e}")));
+
+/// Splits a message into sentences, each with its closing punctuation (so
+/// a question still ends with `?`). A stop ends a sentence only before a
+/// space or the end, so "Python 3.11" and "example.com" stay whole.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for m in SENTENCE_BREAK.find_iter(text) {
+        out.push(&text[start..m.end()]);
+        start = m.end();
+    }
+    out.push(&text[start..]);
+    out.into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b))")
+    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b)|,\s+(?P<r>(?:should|would|could|can|do|does|did|is|are|am|was|were|what|where|when|why|how|shall|will|or)\b))")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 
-/// Splits a message into clauses: sentences, and "… and I …" joins. A stop
-/// ends a sentence only before a space or the end, so "Python 3.11" and
-/// "example.com" stay whole.
+/// Splits a text into clauses: sentences, "… and I …" joins, and a
+/// question tagged on ("…, should I …"). Each is a slice of `text`.
 pub fn clauses(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -654,6 +704,7 @@ pub fn clauses(text: &str) -> Vec<&str> {
         let next = c
             .name("p")
             .or_else(|| c.name("q"))
+            .or_else(|| c.name("r"))
             .map_or(whole.end, |m| m.start());
         out.push(&text[start..whole.start]);
         start = next;
@@ -669,6 +720,13 @@ pub fn clauses(text: &str) -> Vec<&str> {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RulesExtractor;
 
+/// "Hi, I'm Carol": a greeting then a name (a name alone after "I'm" is
+/// too often an adjective: "I'm Italian", "I'm tired").
+static INTRODUCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?:\s+there)?[,!.]*\s+(?:i'm|i am|im|this is|it's)\s+(?P<v>(?-i:[A-Z])[\p{L}'\-]+)\s*(?:[.!,]|$)")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
 impl RulesExtractor {
     pub fn extract_sync(&self, messages: &[InputMessage]) -> Vec<Candidate> {
         let mut out = Vec::new();
@@ -677,44 +735,245 @@ impl RulesExtractor {
                 continue;
             }
             let text = m.content.replace(['’', '‘'], "'");
-            for clause in clauses(&text) {
-                out.extend(extract_clause(clause, index, m.created_at));
+            if let Some(v) = INTRODUCTION
+                .captures(&text)
+                .and_then(|c| c.name("v"))
+                .map(|v| v.as_str().to_owned())
+            {
+                if let Some(f) = fact("name", &v, format!("User's name is {v}."), 0.8) {
+                    out.push(candidate(f, index, None, FactAction::Assert));
+                }
+            }
+            for sentence in sentences(&text) {
+                for clause in clauses(sentence) {
+                    out.extend(read_clause(sentence, clause, index, m.created_at));
+                }
             }
         }
+        // One candidate per attribute and action (the first, most specific).
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|c| {
+            seen.insert((
+                c.message_index,
+                c.attribute.clone(),
+                c.value.clone(),
+                c.action,
+            ))
+        });
         out
     }
 }
 
-fn extract_clause(clause: &str, index: usize, said_at: DateTime<Utc>) -> Vec<Candidate> {
+fn candidate(
+    f: Fact,
+    index: usize,
+    expires_at: Option<DateTime<Utc>>,
+    action: FactAction,
+) -> Candidate {
+    Candidate {
+        statement: f.statement,
+        kind: MemoryKind::Semantic,
+        subject: "user".into(),
+        attribute: f.attribute,
+        value: f.value,
+        importance: f.importance,
+        confidence: 0.9,
+        sensitivity: None,
+        expires_at,
+        stated: true,
+        message_index: index,
+        action,
+    }
+}
+
+/// Negation before a fact in its clause ("It is not true that I am a
+/// pilot"): the fact is denied, not stated.
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:not|never|no\s+longer|n't|false|untrue|nor)\b|n't\b")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// What one clause says: facts the user asserts, facts they take back, or
+/// what they ask to be forgotten.
+fn read_clause(
+    sentence: &str,
+    clause: &str,
+    index: usize,
+    said_at: DateTime<Utc>,
+) -> Vec<Candidate> {
+    if let Some(thing) = statement::forget_request(clause) {
+        return forget(&thing, index);
+    }
+    let mut asserted = Vec::new();
+    let mut denied = false;
+    for (at, f) in rule_facts(clause) {
+        match statement::stance(sentence, clause, at) {
+            Stance::Own if NEGATED.is_match(&clause[..at]) => denied = true,
+            Stance::Own => {
+                let expires_at = f.default_ttl.map(|ttl| {
+                    expiry_hint(clause, said_at).unwrap_or(crate::time::add(said_at, ttl))
+                });
+                asserted.push(candidate(f, index, expires_at, FactAction::Assert));
+            }
+            // Questions, hypotheses and other people's words state nothing.
+            _ => return Vec::new(),
+        }
+    }
+    if !asserted.is_empty() && !denied {
+        return asserted;
+    }
+    // A denial or retraction: read the assertion it takes back, and retire
+    // what that would have stated.
+    if statement::is_question(sentence, clause) {
+        return asserted;
+    }
+    let Some(positive) = statement::taken_back(clause) else {
+        return asserted;
+    };
+    let mut out = asserted;
+    for part in clauses(&positive) {
+        for (_, f) in rule_facts(part) {
+            out.push(candidate(retracted(f), index, None, FactAction::Retract));
+        }
+    }
+    out
+}
+
+/// A fact taken back names the attribute, and the value only where it
+/// identifies the fact ("works at Siemens"), not where it counts ("a dog").
+fn retracted(mut f: Fact) -> Fact {
+    let counting = [
+        "a", "an", "one", "two", "three", "four", "five", "likes", "dislikes",
+    ];
+    if counting.contains(&f.value.to_lowercase().as_str())
+        || f.value.chars().all(|c| c.is_ascii_digit())
+    {
+        f.value.clear();
+    }
+    f
+}
+
+/// Every fact the rules read in `clause`, with where its match starts; the
+/// first rule to speak for an attribute wins.
+fn rule_facts(clause: &str) -> Vec<(usize, Fact)> {
     let ctx = Ctx { clause };
-    let mut found: Vec<Candidate> = Vec::new();
+    let mut found: Vec<(usize, Fact)> = Vec::new();
     for rule in RULES.iter() {
         for caps in rule.pattern.captures_iter(clause) {
             let Some(f) = (rule.build)(&caps, &ctx) else {
                 continue;
             };
-            if found.iter().any(|c| c.attribute == f.attribute) {
-                continue; // the earlier, more specific rule already spoke
+            if found.iter().any(|(_, g)| g.attribute == f.attribute) {
+                continue;
             }
-            let expires_at = f
-                .default_ttl
-                .map(|ttl| expiry_hint(clause, said_at).unwrap_or(crate::time::add(said_at, ttl)));
-            found.push(Candidate {
-                statement: f.statement,
-                kind: MemoryKind::Semantic,
-                subject: "user".into(),
-                attribute: f.attribute,
-                value: f.value,
-                importance: f.importance,
-                confidence: 0.9,
-                sensitivity: None,
-                expires_at,
-                stated: true,
-                message_index: index,
-            });
+            let at = caps.get(0).map_or(0, |m| m.start());
+            found.push((at, f));
         }
     }
     found
+}
+
+/// What a forget request names, as candidates: the facts the rules read in
+/// it ("that I live in Berlin"), else the attribute its words name ("where
+/// I work", "my dog"), else its words alone, to be matched by meaning.
+fn forget(thing: &str, index: usize) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for part in clauses(thing) {
+        for (_, f) in rule_facts(part) {
+            out.push(candidate(retracted(f), index, None, FactAction::Forget));
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    let attribute = topic(thing);
+    let words = thing.split_whitespace().count();
+    if attribute.is_none() && words < 2 {
+        return out; // "forget it": nothing named
+    }
+    let f = Fact {
+        attribute: attribute.unwrap_or_default(),
+        value: String::new(),
+        statement: thing.to_owned(),
+        importance: 0.5,
+        default_ttl: None,
+    };
+    vec![candidate(f, index, None, FactAction::Forget)]
+}
+
+/// The attribute (or attribute prefix) a phrase names: "where I live" →
+/// `location`, "my sister's name" → `family.sister.name`, "my dog" →
+/// `pet.dog`.
+fn topic(phrase: &str) -> Option<String> {
+    static TOPICS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+        let t = |p: &str, a| {
+            (
+                Regex::new(&format!("(?i)^(?:{p})\\b")).unwrap_or_else(|e| panic!("{e}")),
+                a,
+            )
+        };
+        vec![
+            t(
+                r"where i (?:live|am based|stay|reside)|my (?:address|home|city|location|hometown|whereabouts)",
+                "location",
+            ),
+            t(
+                r"where i work|who i work for|my (?:job|employer|workplace|company|work|office)",
+                "employer",
+            ),
+            t(
+                r"what i do(?: for a living)?|my (?:role|job title|profession|occupation|position)",
+                "role",
+            ),
+            t(r"my age|how old i am", "age"),
+            t(r"my (?:full |first |last )?name", "name"),
+            t(r"my (?:birthday|date of birth|birth date)", "birthday"),
+            t(r"my diet|what i (?:eat|don't eat)", "diet"),
+            t(r"my allerg(?:y|ies)|what i'm allergic to", "allergy"),
+            t(
+                r"my (?:relationship|marital status|partner situation)",
+                "relationship.status",
+            ),
+        ]
+    });
+    static PET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"(?i)^my\s+(?P<sp>{SPECIES})(?:e?s)?(?P<n>'s\s+name)?\b"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static FAMILY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"(?i)^my\s+(?P<rel>{RELATIONS})(?P<n>'s\s+name)?\b"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static FAVOURITE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^my\s+favou?rite\s+(?P<w>[\p{L} ]{2,30})")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let phrase = phrase.trim().trim_end_matches(['.', '!', '?']);
+    if let Some((_, a)) = TOPICS.iter().find(|(r, _)| r.is_match(phrase)) {
+        return Some((*a).to_owned());
+    }
+    let named = |c: &Captures, key: &str, prefix: &str| {
+        let head = format!("{prefix}.{}", slug(&singular(c.name(key)?.as_str())));
+        Some(if c.name("n").is_some() {
+            format!("{head}.name")
+        } else {
+            head
+        })
+    };
+    if let Some(c) = PET.captures(phrase) {
+        return named(&c, "sp", "pet");
+    }
+    if let Some(c) = FAMILY.captures(phrase) {
+        return named(&c, "rel", "family");
+    }
+    FAVOURITE
+        .captures(phrase)
+        .and_then(|c| c.name("w"))
+        .map(|w| format!("favorite.{}", slug(w.as_str())))
 }
 
 #[async_trait]

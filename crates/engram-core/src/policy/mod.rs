@@ -4,10 +4,12 @@
 //! write path.
 
 mod instructions;
+mod screen;
 mod secrets;
 mod sensitive;
 
 pub use instructions::instruction_reason;
+pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
 pub use secrets::{find_secret, redact, redact_secrets, secret_spans, SecretSpan};
 pub use sensitive::sensitive_category;
 
@@ -17,14 +19,26 @@ pub enum Refusal {
     Instruction(&'static str),
     Secret(&'static str),
     Sensitive(&'static str),
+    /// A sensitive category the extractor inferred rather than read.
+    Inferred(&'static str),
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Instruction(why) => write!(f, "looks like an instruction to the assistant ({why}), not a fact about the user"),
+            Self::Instruction(why) => write!(
+                f,
+                "looks like an instruction to the assistant ({why}), not a fact about the user"
+            ),
             Self::Secret(kind) => write!(f, "contains a secret ({kind}); secrets are never stored"),
-            Self::Sensitive(cat) => write!(f, "sensitive category `{cat}`; stored only with allow_sensitive: true and when stated by the user"),
+            Self::Sensitive(cat) => write!(
+                f,
+                "sensitive category `{cat}`: stored only with allow_sensitive: true"
+            ),
+            Self::Inferred(cat) => write!(
+                f,
+                "sensitive category `{cat}` is never inferred, only stored when the user states it"
+            ),
         }
     }
 }

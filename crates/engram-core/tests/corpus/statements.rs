@@ -255,7 +255,10 @@ pub const STATEMENTS: &[Case] = &[
         "My daughter Emma starts school next month, she is 6.",
         // The age was left out when the corpus was first written; it is a
         // fact the message states.
-        &[("family.daughter.name", "Emma"), ("family.daughter.age", "6")],
+        &[
+            ("family.daughter.name", "Emma"),
+            ("family.daughter.age", "6"),
+        ],
         &[],
     ),
     case("Hi, I'm Carol.", &[("name", "Carol")], &[]),

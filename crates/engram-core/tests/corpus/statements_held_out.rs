@@ -28,18 +28,46 @@ pub const HELD_OUT: &[Case] = &[
     // denials and retractions
     case("I'm not a nurse anymore.", &[], &[("role", "nurse")]),
     case("I resigned from Initech.", &[], &[("employer", "Initech")]),
-    case("We moved out of Austin last summer.", &[], &[("location.city", "Austin")]),
-    case("Honestly, I'm no longer vegetarian.", &[], &[("diet", "vegetarian")]),
+    case(
+        "We moved out of Austin last summer.",
+        &[],
+        &[("location.city", "Austin")],
+    ),
+    case(
+        "Honestly, I'm no longer vegetarian.",
+        &[],
+        &[("diet", "vegetarian")],
+    ),
     case("I don't have a dog now.", &[], &[("pet.dog", "")]),
     // forget requests
     case("Please forget about my dog.", &[], &[("pet.dog", "")]),
-    case("Could you delete that I work at Initech?", &[], &[("employer", "Initech")]),
+    case(
+        "Could you delete that I work at Initech?",
+        &[],
+        &[("employer", "Initech")],
+    ),
     case("Forget how old I am.", &[], &[("age", "")]),
     // statements
-    case("I work for Initech as a product manager.", &[("employer", "Initech"), ("role", "product manager")], &[]),
+    case(
+        "I work for Initech as a product manager.",
+        &[("employer", "Initech"), ("role", "product manager")],
+        &[],
+    ),
     case("Hello, I'm Priya!", &[("name", "Priya")], &[]),
     case("My son Leo is 4.", &[("family.son.name", "Leo")], &[]),
-    case("I'm based in Leeds these days.", &[("location.city", "Leeds")], &[]),
-    case("We live in Oslo, should we move?", &[("location.city", "Oslo")], &[]),
-    case("I don't eat shellfish.", &[("diet.avoids.shellfish", "shellfish")], &[]),
+    case(
+        "I'm based in Leeds these days.",
+        &[("location.city", "Leeds")],
+        &[],
+    ),
+    case(
+        "We live in Oslo, should we move?",
+        &[("location.city", "Oslo")],
+        &[],
+    ),
+    case(
+        "I don't eat shellfish.",
+        &[("diet.avoids.shellfish", "shellfish")],
+        &[],
+    ),
 ];
