@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 pub use engram_core::extract::Role;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MessageIn {
     pub role: Role,
@@ -22,7 +22,7 @@ pub struct MessageIn {
     pub name: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceIn {
     #[serde(rename = "type")]
@@ -31,7 +31,7 @@ pub struct SourceIn {
     pub source_ref: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AddMemoriesRequest {
     pub messages: Option<Vec<MessageIn>>,
@@ -106,6 +106,9 @@ pub struct AddResult {
     pub id: Uuid,
     pub memory: String,
     pub event: engram_core::AddEvent,
+    /// Kinds of secret redacted from the text before it was stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -362,11 +365,24 @@ pub fn scope(
     Ok(scope)
 }
 
-/// A message of an add or a session append, validated.
+/// A message of an add or a session append, validated, secrets redacted.
 pub struct ValidMessage {
     pub role: Role,
     pub content: String,
     pub created_at: Option<DateTime<Utc>>,
+    /// The kinds of secret redacted from it.
+    pub redacted: Vec<&'static str>,
+}
+
+/// A text that will be stored: validated, and every secret in it redacted
+/// (the kinds redacted come back, so the response can say so).
+pub fn stored_text(
+    field: &str,
+    value: &str,
+    limits: &Limits,
+) -> Result<(String, Vec<&'static str>), FieldError> {
+    let text = validate::content(field, value, limits)?;
+    Ok(engram_core::policy::redact(&text))
 }
 
 /// The messages of an add or a session append: 1..=max_messages of them,
@@ -389,8 +405,9 @@ pub fn messages(
     let mut total = 0usize;
     let mut valid = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
-        let content = validate::content(&format!("messages[{i}].content"), &m.content, limits)?;
-        total = total.saturating_add(content.chars().count());
+        let (content, redacted) =
+            stored_text(&format!("messages[{i}].content"), &m.content, limits)?;
+        total = total.saturating_add(m.content.chars().count());
         if total > max_total_chars {
             return Err(FieldError::new(
                 "messages",
@@ -403,6 +420,7 @@ pub fn messages(
             role: m.role,
             content,
             created_at: m.created_at.map(Timestamp::get),
+            redacted,
         });
     }
     Ok(valid)
@@ -413,6 +431,8 @@ pub fn importance(field: &str, v: Option<f64>) -> Result<Option<f32>, FieldError
         .transpose()
 }
 
+/// Metadata: a bounded JSON object, with any secret in its string values
+/// redacted before it is stored.
 pub fn metadata(
     v: Option<serde_json::Value>,
     limits: &Limits,
@@ -420,7 +440,7 @@ pub fn metadata(
     if let Some(m) = &v {
         validate::metadata("metadata", m, limits)?;
     }
-    Ok(v)
+    Ok(v.map(|m| engram_core::policy::redact_json(&m).0))
 }
 
 pub fn cursor(v: &Option<String>) -> Result<Option<Cursor>, FieldError> {
@@ -585,6 +605,10 @@ pub struct AppendMessagesRequest {
     /// The window's budget for a new session (tokens); ignored afterwards.
     #[serde(default, deserialize_with = "whole::option")]
     pub window_tokens: Option<i64>,
+    /// Sensitive categories the user states may be stored (as on add).
+    pub allow_sensitive: Option<bool>,
+    /// Assistant, tool and system turns may create facts too (as on add).
+    pub trusted: Option<bool>,
 }
 
 /// A turn as stored is already its wire form.

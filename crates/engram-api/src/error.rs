@@ -145,6 +145,10 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound => Self::NotFound,
             StoreError::Conflict(m) => Self::Conflict(m),
+            StoreError::IdempotencyKeyReused => Self::validation(
+                "Idempotency-Key",
+                "was used for a different request (another user or body); use a new key",
+            ),
             StoreError::Unavailable(e) => Self::Unavailable(format!("database unavailable: {e}")),
             StoreError::StatementTimeout => Self::QueryTimeout,
             other => Self::Internal(other.to_string()),

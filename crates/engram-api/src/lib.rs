@@ -29,7 +29,9 @@ use tower_http::trace::TraceLayer;
 pub use auth::TENANT_HEADER;
 pub use error::ApiError;
 pub use routes::health::OPENAPI_YAML;
-pub use state::{ApiConfig, ApiKey, AppState, Caller, KeyLimiter, RateLimit, UsageRecorder};
+pub use state::{
+    ApiConfig, ApiKey, AppState, Caller, KeyLimiter, ModelsInfo, RateLimit, UsageRecorder,
+};
 
 use routes::{add, admin, context, health, jobs, memories, sessions};
 

@@ -63,6 +63,8 @@ pub struct ApiConfig {
     pub tokens: engram_context::TokenCounter,
     /// Tokens of recent turns a new session keeps in full.
     pub session_window_tokens: u32,
+    /// What the workers extract and summarise with (shown by /readyz).
+    pub models: ModelsInfo,
     /// Thresholds of runs started with `POST /v1/admin/consolidate`.
     pub consolidation: engram_worker::ConsolidationSettings,
     /// Reviews their weak conflicts (the LLM, when one is configured).
@@ -100,6 +102,25 @@ impl Default for ApiConfig {
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
             session_window_tokens: 2000,
             consolidation: Default::default(),
+            conflict_reviewer: None,
+            models: ModelsInfo::default(),
+        }
+    }
+}
+
+/// The models behind the background work, as `/readyz` shows them.
+#[derive(Debug, Clone)]
+pub struct ModelsInfo {
+    pub extractor: String,
+    pub summarizer: String,
+    pub conflict_reviewer: Option<String>,
+}
+
+impl Default for ModelsInfo {
+    fn default() -> Self {
+        Self {
+            extractor: "rules".into(),
+            summarizer: "extractive".into(),
             conflict_reviewer: None,
         }
     }

@@ -27,8 +27,8 @@ pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
 /// The extraction prompt; its version is recorded on every memory it creates.
-pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v1.md");
-pub const EXTRACT_PROMPT_VERSION: &str = "extract-v1";
+pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v2.md");
+pub const EXTRACT_PROMPT_VERSION: &str = "extract-v2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseFormat {

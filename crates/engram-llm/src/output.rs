@@ -1,6 +1,6 @@
 //! The shape the LLM must answer in, and tolerant, bounded parsing of it.
 
-use engram_core::extract::{Candidate, InputMessage};
+use engram_core::extract::{Candidate, FactAction, InputMessage};
 use engram_core::timephrase::expiry_hint;
 use engram_core::MemoryKind;
 use serde::Deserialize;
@@ -8,14 +8,7 @@ use serde_json::{json, Value};
 
 const MAX_STATEMENT: usize = 300;
 const MAX_VALUE: usize = 200;
-const SENSITIVITY: [&str; 6] = [
-    "health",
-    "religion",
-    "politics",
-    "sexual orientation",
-    "precise location",
-    "financial hardship",
-];
+use engram_core::policy::SENSITIVITY;
 
 /// JSON schema of the answer (strict-mode compatible: every property required).
 pub fn output_schema(max_facts: usize) -> Value {
@@ -31,7 +24,7 @@ pub fn output_schema(max_facts: usize) -> Value {
                     "type": "object",
                     "additionalProperties": false,
                     "required": ["statement", "subject", "attribute", "value", "kind", "importance", "confidence",
-                                 "sensitivity", "valid_for_days", "stated", "message_index"],
+                                 "sensitivity", "valid_for_days", "stated", "message_index", "action"],
                     "properties": {
                         "statement": {"type": "string", "maxLength": MAX_STATEMENT},
                         "subject": {"type": "string", "maxLength": 60},
@@ -43,7 +36,8 @@ pub fn output_schema(max_facts: usize) -> Value {
                         "sensitivity": {"type": ["string", "null"], "enum": [SENSITIVITY[0], SENSITIVITY[1], SENSITIVITY[2], SENSITIVITY[3], SENSITIVITY[4], SENSITIVITY[5], null]},
                         "valid_for_days": {"type": ["integer", "null"], "minimum": 0, "maximum": 3650},
                         "stated": {"type": "boolean"},
-                        "message_index": {"type": "integer", "minimum": 0}
+                        "message_index": {"type": "integer", "minimum": 0},
+                        "action": {"type": "string", "enum": ["assert", "retract", "forget"]}
                     }
                 }
             }
@@ -77,6 +71,9 @@ struct Fact {
     stated: Option<bool>,
     #[serde(default)]
     message_index: Option<usize>,
+    /// assert (the default), retract or forget.
+    #[serde(default)]
+    action: Option<String>,
 }
 
 /// A number meant to be in 0..=1: percentages and 0..10 scores are scaled down,
@@ -106,7 +103,7 @@ fn normalise_key(raw: &str) -> String {
             out.push('_');
         }
     }
-    out.trim_matches(['_', '.']).chars().take(80).collect()
+    engram_core::extract::bounded_key(out.trim_matches(['_', '.']), 80)
 }
 
 /// The JSON object in `text`: code fences and prose around it are ignored.
@@ -141,7 +138,24 @@ pub fn parse_facts(
             problems.push(bad("attribute must be a lower-case dotted key"));
             continue;
         }
-        if f.value.trim().is_empty() || f.value.chars().count() > MAX_VALUE {
+        let action = match f
+            .action
+            .as_deref()
+            .map(str::trim)
+            .map(str::to_lowercase)
+            .as_deref()
+        {
+            None | Some("") | Some("assert") => FactAction::Assert,
+            Some("retract") => FactAction::Retract,
+            Some("forget") => FactAction::Forget,
+            Some(_) => {
+                problems.push(bad("action must be assert, retract or forget"));
+                continue;
+            }
+        };
+        // What is taken back or forgotten may name the attribute alone.
+        let value_required = action == FactAction::Assert;
+        if (value_required && f.value.trim().is_empty()) || f.value.chars().count() > MAX_VALUE {
             problems.push(bad("value must be 1..200 characters"));
             continue;
         }
@@ -183,7 +197,7 @@ pub fn parse_facts(
             expires_at,
             stated: f.stated.unwrap_or(true),
             message_index: index,
-            action: engram_core::extract::FactAction::Assert,
+            action,
         });
     }
     if !problems.is_empty() {

@@ -84,7 +84,7 @@ async fn good_structured_output_becomes_candidates() {
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].attribute, "location.city");
     assert_eq!(facts[0].value, "Austin");
-    assert_eq!(e.prompt_version(), Some("extract-v1"));
+    assert_eq!(e.prompt_version(), Some("extract-v2"));
     let req = &seen.lock().unwrap()[0];
     assert_eq!(req["model"], "mock");
     assert_eq!(req["response_format"]["type"], "json_schema");

@@ -64,7 +64,7 @@ pub async fn import(
     // Every timestamp in the document within the range the API accepts, so
     // nothing imported can reach what requests cannot.
     engram_core::time::check_json(&raw).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let doc: ExportDocument = serde_json::from_value(raw)
+    let mut doc: ExportDocument = serde_json::from_value(raw)
         .with_context(|| format!("{} is not an Engram export document", file.display()))?;
     if doc.header.format != EXPORT_FORMAT || doc.header.version != engram_store::EXPORT_VERSION {
         bail!(
@@ -85,6 +85,9 @@ pub async fn import(
             doc.header.user_id
         );
     }
+    // A document written before today's secret screen (or by hand) is held
+    // to it like any other write.
+    let redacted = redact_document(&mut doc);
     let tenant_name = tenant.unwrap_or(&doc.header.tenant.name);
     let tenant_id = store.ensure_tenant(tenant_name).await?;
     let mut embeddings = Vec::with_capacity(doc.memories.len());
@@ -104,9 +107,59 @@ pub async fn import(
         tenant_id: Some(tenant_id),
         ..AuditEntry::new(ACTOR, "user.import", None)
     };
-    Ok(store
+    let mut counts = store
         .import_user(tenant_id, &doc, &embeddings, audit)
-        .await?)
+        .await?;
+    counts.insert("secrets_redacted".into(), redacted);
+    Ok(counts)
+}
+
+/// Redacts every secret in the document's free text (contents, values,
+/// metadata, history, session turns and summaries, job payloads and results);
+/// returns how many it found.
+fn redact_document(doc: &mut ExportDocument) -> i64 {
+    use engram_core::policy::{redact, redact_json};
+    let mut found = 0usize;
+    let mut text = |s: &mut String| {
+        let (clean, kinds) = redact(s);
+        if !kinds.is_empty() {
+            found += kinds.len();
+            *s = clean;
+        }
+    };
+    let mut json_found = 0usize;
+    let mut json = |v: &mut serde_json::Value| {
+        let (clean, kinds) = redact_json(v);
+        if !kinds.is_empty() {
+            json_found += kinds.len();
+            *v = clean;
+        }
+    };
+    for m in &mut doc.memories {
+        text(&mut m.content);
+        m.value.iter_mut().for_each(&mut text);
+        json(&mut m.metadata);
+        for h in &mut m.history {
+            h.old_content.iter_mut().for_each(&mut text);
+            h.new_content.iter_mut().for_each(&mut text);
+            h.source_message.iter_mut().for_each(&mut text);
+            h.reason.iter_mut().for_each(&mut text);
+            h.old_metadata.iter_mut().for_each(&mut json);
+            h.new_metadata.iter_mut().for_each(&mut json);
+        }
+    }
+    for s in &mut doc.sessions {
+        s.messages.iter_mut().for_each(|t| text(&mut t.content));
+        if let Some(summary) = &mut s.summary {
+            text(&mut summary.content);
+        }
+    }
+    for j in &mut doc.jobs {
+        j.payload.iter_mut().for_each(&mut json);
+        json(&mut j.results);
+        j.last_error.iter_mut().for_each(&mut text);
+    }
+    i64::try_from(found + json_found).unwrap_or(i64::MAX)
 }
 
 /// Runs consolidation now for one user (of `tenant`, by id or name; the

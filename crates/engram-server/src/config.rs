@@ -275,6 +275,7 @@ impl ConsolidationArgs {
 #[derive(Debug, Clone, Args)]
 pub struct LlmArgs {
     /// OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 (Ollama).
+    /// Without it, ENGRAM_LLM_API_KEY alone means OpenAI's API.
     #[arg(
         id = "llm_base_url",
         long = "llm-base-url",
@@ -301,9 +302,18 @@ pub struct LlmArgs {
     pub response_format: LlmResponseFormat,
 }
 
+/// Where an LLM is reached when only its key is given, as for embeddings.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
 impl LlmArgs {
+    /// The LLM, when one is configured: a base URL, or a key alone (then
+    /// OpenAI's API, as an OpenAI user would expect). `None`: built-in rules.
     pub fn llm_config(&self) -> Option<engram_llm::LlmConfig> {
-        let base_url = self.base_url.clone()?;
+        let base_url = match (&self.base_url, &self.api_key) {
+            (Some(url), _) => url.clone(),
+            (None, Some(_)) => OPENAI_BASE_URL.to_owned(),
+            (None, None) => return None,
+        };
         Some(engram_llm::LlmConfig {
             base_url,
             api_key: self.api_key.as_ref().map(|s| s.0.clone()),
@@ -528,6 +538,7 @@ impl ServeArgs {
             consolidation,
             // Set by the caller that knows the LLM.
             conflict_reviewer: None,
+            models: engram_api::ModelsInfo::default(),
             tokens: engram_context::TokenCounter::new(context.tokenizer),
             session_window_tokens: context.session_window_tokens.max(1),
             limits: engram_core::Limits {
@@ -570,5 +581,40 @@ impl ServeArgs {
                 .collect(),
             export_page: 500,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn llm(base_url: Option<&str>, key: Option<&str>) -> LlmArgs {
+        LlmArgs {
+            base_url: base_url.map(str::to_owned),
+            model: "gpt-4o-mini".into(),
+            api_key: key.map(|k| Secret(k.into())),
+            timeout_secs: 60,
+            response_format: LlmResponseFormat::Auto,
+        }
+    }
+
+    #[test]
+    fn an_llm_key_alone_means_openai_and_nothing_means_rules() {
+        let key_only = llm(None, Some("sk-test")).llm_config();
+        assert_eq!(
+            key_only.map(|c| c.base_url).as_deref(),
+            Some(OPENAI_BASE_URL)
+        );
+        let local = llm(Some("http://127.0.0.1:11434/v1"), None).llm_config();
+        assert_eq!(
+            local.map(|c| c.base_url).as_deref(),
+            Some("http://127.0.0.1:11434/v1")
+        );
+        assert!(llm(None, None).llm_config().is_none());
+        assert_eq!(crate::models_info(&llm(None, None)).extractor, "rules");
+        assert_eq!(
+            crate::models_info(&llm(None, Some("k"))).extractor,
+            format!("llm gpt-4o-mini at {OPENAI_BASE_URL}")
+        );
     }
 }

@@ -116,6 +116,22 @@ pub async fn prepare(
     Ok((state, usage_task))
 }
 
+/// What extracts, summarises and reviews conflicts, in words: logged at
+/// start-up and shown by `/readyz`.
+pub fn models_info(llm: &config::LlmArgs) -> engram_api::ModelsInfo {
+    match llm.llm_config() {
+        Some(c) => {
+            let model = format!("llm {} at {}", c.model, c.base_url);
+            engram_api::ModelsInfo {
+                extractor: model.clone(),
+                summarizer: model.clone(),
+                conflict_reviewer: Some(model),
+            }
+        }
+        None => engram_api::ModelsInfo::default(),
+    }
+}
+
 /// The extractor: an LLM when one is configured, built-in rules otherwise.
 pub fn extractor(llm: &config::LlmArgs) -> Arc<dyn Extractor> {
     match llm.llm_config() {

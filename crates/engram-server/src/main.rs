@@ -260,6 +260,8 @@ async fn run() -> anyhow::Result<()> {
             let reviewer = engram_server::conflict_reviewer(&llm);
             let mut api_config = args.api_config(&context, rules);
             api_config.conflict_reviewer = reviewer.clone();
+            api_config.models = engram_server::models_info(&llm);
+            tracing::info!(extractor = %api_config.models.extractor, summarizer = %api_config.models.summarizer, "models");
             let (state, usage_task) = prepare(
                 store.clone(),
                 embedder.clone(),
@@ -313,6 +315,8 @@ async fn run() -> anyhow::Result<()> {
                 metrics_bind,
             } = *cmd;
             tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
+            let models = engram_server::models_info(&llm);
+            tracing::info!(extractor = %models.extractor, summarizer = %models.summarizer, "models");
             let store = connect(&db).await?;
             store.migrate().await.context("applying migrations")?;
             let embedder = embedder(&embed)?;

@@ -202,6 +202,37 @@ async fn every_response_matches_the_spec(pool: PgPool) {
         None,
     )
     .await; // 400
+            // Redaction reported on a verbatim add; RETRACT and FORGET results.
+    let redacted = call(
+        &app,
+        &mut c,
+        Method::POST,
+        m,
+        m,
+        Some(json!({"user_id": "w", "infer": false, "text": "My PIN is 4821."})),
+    )
+    .await;
+    assert_eq!(
+        redacted.body["results"][0]["redacted"][0], "PIN or code",
+        "{}",
+        redacted.body
+    );
+    for (text, event) in [
+        ("I work at Initech and I live in Oslo.", "ADD"),
+        ("I no longer work at Initech.", "RETRACT"),
+        ("Please forget that I live in Oslo.", "FORGET"),
+    ] {
+        let r = call(
+            &app,
+            &mut c,
+            Method::POST,
+            m,
+            m,
+            Some(json!({"user_id": "w", "text": text, "wait": true})),
+        )
+        .await;
+        assert_eq!(r.body["results"][0]["event"], event, "{}", r.body);
+    }
     let done = call(&app, &mut c, Method::POST, m, m, Some(json!({"user_id": "u", "text": "I moved to Bergen. My password is hunter22", "wait": true}))).await;
     assert_eq!(done.status, 200, "{}", done.body);
     let bergen = done.body["results"]

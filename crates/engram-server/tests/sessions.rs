@@ -26,22 +26,6 @@ async fn append(app: &TestApp, session: &str, body: Value) -> Value {
     r.body
 }
 
-/// Waits until every job of the tenant has finished.
-async fn settle(app: &TestApp) {
-    for _ in 0..400 {
-        let open: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')")
-                .fetch_one(&app.pool)
-                .await
-                .unwrap();
-        if open == 0 {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    panic!("jobs did not finish");
-}
-
 /// The lab conversation: each user turn answered by a short assistant turn,
 /// in a window of about six turns.
 async fn run_lab(app: &TestApp, session: &str) {
@@ -55,7 +39,7 @@ async fn run_lab(app: &TestApp, session: &str) {
         }
         append(app, session, body).await;
     }
-    settle(app).await;
+    app.settle().await;
 }
 
 /// Bob tells the session he changed jobs, and the jobs finish.
@@ -67,7 +51,7 @@ async fn join_spotify(app: &TestApp) {
         {"role": "user", "content": "I joined Spotify last week."}]}),
     )
     .await;
-    settle(app).await;
+    app.settle().await;
 }
 
 /// The profile entry for `attribute`, if any.
@@ -260,7 +244,7 @@ async fn turns_leave_the_window_by_tokens_not_by_count(pool: PgPool) {
     .await;
     assert_eq!(second["left_window"], 3, "{second}");
     assert!(second["summarize_job_id"].is_string());
-    settle(&app).await;
+    app.settle().await;
     let s = app.get("/v1/sessions/w").await.body;
     assert_eq!(s["window"].as_array().unwrap().len(), 1);
     assert_eq!(s["summary"]["last_seq"], 2);
@@ -594,7 +578,7 @@ async fn deleting_a_session_takes_its_facts_and_restores_what_they_replaced(pool
         json!({"user_id": "kim", "messages": [{"role": "user", "content": "I just moved to Bergen."}]}),
     )
     .await;
-    settle(&app).await;
+    app.settle().await;
     let live = app.get("/v1/memories?user_id=kim").await.body.to_string();
     assert!(live.contains("Bergen") && !live.contains("Oslo"), "{live}");
 
@@ -630,7 +614,7 @@ async fn the_profile_drops_expired_facts_and_keeps_pinned_ones(pool: PgPool) {
             {"role": "user", "content": "I live in Leeds."}]}),
     )
     .await;
-    settle(&app).await;
+    app.settle().await;
     let pinned = app
         .add_text("eve", "Eve's emergency contact is her brother Sam.")
         .await;

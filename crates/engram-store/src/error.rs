@@ -7,6 +7,9 @@ pub enum StoreError {
     NotFound,
     #[error("conflict: {0}")]
     Conflict(String),
+    /// An idempotency key already names a different request.
+    #[error("this Idempotency-Key was used for a different request")]
+    IdempotencyKeyReused,
     #[error("database schema is not migrated to this version")]
     NotMigrated,
     #[error("{0}")]

@@ -23,6 +23,9 @@ pub struct NewJob {
     pub scope: Scope,
     pub payload: Value,
     pub idempotency_key: Option<String>,
+    /// What the idempotency key stands for (a hash of the scope and the
+    /// request): the same key with a different request is refused.
+    pub fingerprint: Option<String>,
     pub max_attempts: i32,
     /// Where the messages came from, kept after the payload is cleared so a
     /// source purge can find what the job did.
@@ -113,8 +116,8 @@ pub(crate) async fn insert_job_in(
     job: &NewJob,
 ) -> Result<Option<Uuid>, StoreError> {
     let id: Option<Uuid> = sqlx::query_scalar(
-        "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref, request_fingerprint)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
          RETURNING id",
     )
@@ -128,6 +131,7 @@ pub(crate) async fn insert_job_in(
     .bind(&job.idempotency_key)
     .bind(job.max_attempts)
     .bind(&job.source_ref)
+    .bind(&job.fingerprint)
     .fetch_optional(&mut *tx)
     .await?;
     if id.is_some() {
@@ -153,13 +157,17 @@ impl Store {
         let mut tx = self.tenant_tx(tenant).await?;
         let id = insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?;
         let Some(job_id) = id else {
-            let existing: Uuid = sqlx::query_scalar(
-                "SELECT id FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
+            let (existing, fingerprint): (Uuid, Option<String>) = sqlx::query_as(
+                "SELECT id, request_fingerprint FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
             )
             .bind(tenant)
             .bind(&job.idempotency_key)
             .fetch_one(&mut *tx)
             .await?;
+            // Jobs from before fingerprints (NULL) are taken as the same request.
+            if fingerprint.is_some() && fingerprint != job.fingerprint {
+                return Err(StoreError::IdempotencyKeyReused);
+            }
             return Ok(Enqueued {
                 job_id: existing,
                 created: false,

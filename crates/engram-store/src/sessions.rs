@@ -181,6 +181,7 @@ impl Store {
                     },
                     payload: json!({"session_id": session_id, "through_seq": through}),
                     idempotency_key: Some(format!("summarize:{session_id}:{through}")),
+                    fingerprint: None,
                     max_attempts,
                     source_ref: None,
                 };

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use engram_context::{Summarizer, TokenCounter, Turn};
 use engram_core::decide::{decide, DecideParams, Decision};
-use engram_core::extract::rules::sentences;
+use engram_core::extract::rules::{clauses, sentences};
 use engram_core::extract::statement;
 use engram_core::extract::{
     Candidate, ExtractionRequest, Extractor, FactAction, InputMessage, Role,
@@ -140,7 +140,12 @@ impl ExtractionPipeline {
             .summary_work(job.tenant_id, &request.session_id, request.through_seq)
             .await?;
         let built_on = work.previous.as_ref().map(|p| p.last_seq);
-        let previous = work.previous.map(|p| p.content).unwrap_or_default();
+        // Turns and summaries written before the current screen, and whatever
+        // a model writes, are screened again: a summary is a write path too.
+        let previous = work
+            .previous
+            .map(|p| redact_secrets(&p.content))
+            .unwrap_or_default();
         let turns: Vec<Turn> = work
             .turns
             .iter()
@@ -154,7 +159,7 @@ impl ExtractionPipeline {
             previous
         } else {
             let raw = self.summarizer.summarize(&previous, &turns, max).await?;
-            engram_context::fit(&raw, max, &self.counter)
+            engram_context::fit(&redact_secrets(&raw), max, &self.counter)
         };
         let seqs: Vec<i64> = work.turns.iter().map(|t| t.seq).collect();
         let summary = NewSummary {
@@ -266,9 +271,11 @@ impl ExtractionPipeline {
 
 /// The write policy sentence by sentence, before any extractor sees the
 /// text: only what the user says (unless trusted), without sentences that
-/// give orders or hold a secret. Sentences stay whole, punctuation and all,
-/// so a question still reads as one. Returns what was refused, and the
-/// messages left with their index in the request.
+/// give orders. (Secrets were redacted when the request was read; a fact
+/// that would carry one is refused on its own, so the rest of its sentence
+/// still counts.) Sentences stay whole, punctuation and all, so a question
+/// still reads as one. Returns what was refused, and the messages left
+/// with their index in the request.
 fn screen_sentences(request: &ExtractionRequest) -> (Vec<ResultItem>, Vec<(usize, InputMessage)>) {
     let mut results = Vec::new();
     let mut eligible = Vec::new();
@@ -278,12 +285,22 @@ fn screen_sentences(request: &ExtractionRequest) -> (Vec<ResultItem>, Vec<(usize
         }
         let mut kept = Vec::new();
         for sentence in sentences(&m.content) {
-            let refusal = instruction_reason(sentence)
-                .map(Refusal::Instruction)
-                .or_else(|| find_secret(sentence).map(Refusal::Secret));
-            match refusal {
-                Some(r) => results.push(ResultItem::refused_sentence(r, i)),
-                None => kept.push(sentence),
+            if let Some(r) = instruction_reason(sentence).map(Refusal::Instruction) {
+                results.push(ResultItem::refused_sentence(r, i));
+            } else if let Some(kind) = find_secret(sentence) {
+                // The secret was redacted when the job was written; the job
+                // says so, and the sentence's other clauses are still read.
+                results.push(ResultItem::refused_sentence(Refusal::Secret(kind), i));
+                let rest = clauses(sentence)
+                    .into_iter()
+                    .filter(|c| find_secret(c).is_none())
+                    .map(|c| match c.ends_with(['?', '!']) {
+                        true => c.to_owned(),
+                        false => c.trim_end_matches(['.', ',', ';']).to_owned() + ".",
+                    });
+                kept.extend(rest);
+            } else {
+                kept.push(sentence.to_owned());
             }
         }
         eligible.push((

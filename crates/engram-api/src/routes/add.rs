@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use engram_core::extract::{ExtractionRequest, InputMessage};
-use engram_core::policy::{instruction_reason, redact_secrets};
+use engram_core::policy::{instruction_reason, without_sensitive};
 use engram_core::time::{self, Timestamp};
 use engram_core::{validate, JobStatus, MemoryKind, NewMemory, Scope, Source, SourceType};
 use engram_store::NewJob;
@@ -74,11 +74,15 @@ fn validate_add(state: &AppState, req: &AddMemoriesRequest) -> Result<AddCommon,
                 "messages or text is required",
             ))
         }
-        (None, Some(text)) => vec![ValidMessage {
-            role: Role::User,
-            content: validate::content("text", text, limits)?,
-            created_at: None,
-        }],
+        (None, Some(text)) => {
+            let (content, redacted) = dto::stored_text("text", text, limits)?;
+            vec![ValidMessage {
+                role: Role::User,
+                content,
+                created_at: None,
+                redacted,
+            }]
+        }
         (Some(messages), None) => dto::messages(messages, limits, state.config.max_add_chars)?,
     };
     let source = req.source.as_ref().map(|s| Source {
@@ -139,6 +143,7 @@ pub async fn add_memories(
         },
         source_ref: None,
     });
+    let redacted: Vec<Vec<&'static str>> = user_said.iter().map(|s| s.redacted.clone()).collect();
     let memories: Vec<NewMemory> = user_said
         .into_iter()
         .map(|s| NewMemory {
@@ -153,15 +158,17 @@ pub async fn add_memories(
             created_at: s.created_at,
         })
         .collect();
-    let results = store_verbatim(&state, &caller, memories).await?;
+    let results = store_verbatim(&state, &caller, memories, redacted).await?;
     Ok((StatusCode::CREATED, Json(AddMemoriesResponse { results })).into_response())
 }
 
-/// Embeds in one batch and stores in one statement.
+/// Embeds in one batch and stores in one statement; `redacted` says, per
+/// memory, which kinds of secret its text had.
 async fn store_verbatim(
     state: &AppState,
     caller: &Caller,
     memories: Vec<NewMemory>,
+    redacted: Vec<Vec<&'static str>>,
 ) -> Result<Vec<AddResult>, ApiError> {
     let texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
     let vectors = embed_all(state, &texts).await?;
@@ -172,12 +179,25 @@ async fn store_verbatim(
         .await?;
     Ok(outcomes
         .into_iter()
-        .map(|o| AddResult {
+        .zip(redacted.into_iter().chain(std::iter::repeat(Vec::new())))
+        .map(|(o, redacted)| AddResult {
             id: o.id,
             memory: o.content,
             event: o.event,
+            redacted,
         })
         .collect())
+}
+
+/// What an Idempotency-Key stands for: a hash of the scope and of the
+/// request as sent (its serialised fields), so a retry of the same request
+/// matches and anything else does not.
+fn fingerprint(req: &AddMemoriesRequest, scope: &Scope) -> String {
+    let request = serde_json::to_string(&(scope, req)).unwrap_or_default();
+    engram_core::access::hash_key(&request)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 async fn add_inferred(
@@ -198,14 +218,14 @@ async fn add_inferred(
         None => None,
     };
     let now = state.clock.now();
-    // Secrets are redacted before anything is written, so neither the job
+    // Secrets were redacted when the messages were read, so neither the job
     // payload nor a raw memory ever holds one.
     let messages: Vec<InputMessage> = common
         .said
         .iter()
         .map(|s| InputMessage {
             role: s.role,
-            content: redact_secrets(&s.content),
+            content: s.content.clone(),
             created_at: s.created_at.unwrap_or(now),
         })
         .collect();
@@ -218,14 +238,24 @@ async fn add_inferred(
         allow_sensitive: req.allow_sensitive.unwrap_or(false),
         trusted: req.trusted.unwrap_or(false),
     };
+    // Verbatim copies follow the same policy as facts: no orders, and no
+    // sensitive clause unless allowed (the rest of the message is kept).
     let raw: Vec<NewMemory> = if req.store_raw.unwrap_or(false) {
         messages
             .iter()
             .filter(|m| m.role == Role::User && instruction_reason(&m.content).is_none())
-            .map(|m| NewMemory {
+            .filter_map(|m| {
+                let content = if request.allow_sensitive {
+                    m.content.clone()
+                } else {
+                    without_sensitive(&m.content).0
+                };
+                (!content.trim().is_empty()).then_some((m, content))
+            })
+            .map(|(m, content)| NewMemory {
                 scope: common.scope.clone(),
                 kind: MemoryKind::Episodic,
-                content: m.content.clone(),
+                content,
                 importance: common.importance,
                 source: Source {
                     source_type: SourceType::UserStated,
@@ -250,6 +280,9 @@ async fn add_inferred(
     let job = NewJob {
         scope: common.scope.clone(),
         payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        fingerprint: idempotency_key
+            .as_ref()
+            .map(|_| fingerprint(&req, &common.scope)),
         idempotency_key,
         max_attempts: state.config.job_max_attempts,
         source_ref: request.source.source_ref.clone(),
@@ -265,6 +298,7 @@ async fn add_inferred(
             id: o.id,
             memory: o.content,
             event: o.event,
+            redacted: Vec::new(),
         })
         .collect();
 

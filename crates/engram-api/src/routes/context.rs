@@ -12,7 +12,7 @@ use engram_core::validate;
 use engram_core::{Memory, MemoryFilter, MemoryPatch, Scope};
 use engram_store::StoreError;
 
-use crate::dto::*;
+use crate::dto::{self, *};
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::routes::admin::path_identifier;
@@ -210,10 +210,10 @@ pub async fn patch_profile(
         let value = req
             .value
             .as_deref()
-            .map(|v| validate::content("value", v, limits))
+            .map(|v| dto::stored_text("value", v, limits).map(|(text, _)| text))
             .transpose()?;
         let content = match (&req.memory, &value) {
-            (Some(m), _) => Some(validate::content("memory", m, limits)?),
+            (Some(m), _) => Some(dto::stored_text("memory", m, limits)?.0),
             (None, Some(v)) => Some(corrected_content(&current, v)),
             (None, None) => {
                 return Err(ApiError::validation(

@@ -38,6 +38,11 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<serde_js
         "status": if ready { "ready" } else { "not ready" },
         "checks": {"database": database, "embedder": embedder},
         "embedder": {"id": state.embedder.id(), "dimensions": state.embedder.dimensions()},
+        "models": {
+            "extractor": state.config.models.extractor,
+            "summarizer": state.config.models.summarizer,
+            "conflict_reviewer": state.config.models.conflict_reviewer,
+        },
     });
     (status, Json(body))
 }

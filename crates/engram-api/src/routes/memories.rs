@@ -381,7 +381,7 @@ pub async fn update_memory(
         content: req
             .memory
             .as_deref()
-            .map(|c| validate::content("memory", c, limits))
+            .map(|c| dto::stored_text("memory", c, limits).map(|(text, _)| text))
             .transpose()?,
         value: None,
         metadata: dto::metadata(req.metadata, limits)?,

@@ -6,7 +6,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::extract::{ExtractionRequest, InputMessage};
-use engram_core::policy::redact_secrets;
 use engram_core::validate;
 use engram_core::{Scope, Source, SourceType};
 use engram_store::{Append, NewJob, NewTurn};
@@ -50,8 +49,9 @@ pub async fn append_messages(
     let mut turns = Vec::with_capacity(req.messages.len());
     let mut said = Vec::with_capacity(req.messages.len());
     for m in messages {
-        // Secrets never reach a stored turn, a summary or a job.
-        let content = redact_secrets(&m.content);
+        // Secrets never reach a stored turn, a summary or a job: they were
+        // redacted when the messages were read.
+        let content = m.content;
         let created_at = m.created_at.unwrap_or(now);
         turns.push(NewTurn {
             role: serde_json::to_value(m.role)
@@ -75,8 +75,8 @@ pub async fn append_messages(
                 source_type: SourceType::UserStated,
                 source_ref: Some(source_ref(&session_id)),
             },
-            allow_sensitive: false,
-            trusted: false,
+            allow_sensitive: req.allow_sensitive.unwrap_or(false),
+            trusted: req.trusted.unwrap_or(false),
         };
         Some(NewJob {
             scope: Scope {
@@ -87,6 +87,7 @@ pub async fn append_messages(
             payload: serde_json::to_value(&request)
                 .map_err(|e| ApiError::Internal(e.to_string()))?,
             idempotency_key: None,
+            fingerprint: None,
             max_attempts: state.config.job_max_attempts,
             source_ref: Some(source_ref(&session_id)),
         })

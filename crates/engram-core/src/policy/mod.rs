@@ -10,8 +10,8 @@ mod sensitive;
 
 pub use instructions::instruction_reason;
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
-pub use secrets::{find_secret, redact, redact_secrets, secret_spans, SecretSpan};
-pub use sensitive::sensitive_category;
+pub use secrets::{find_secret, redact, redact_json, redact_secrets, secret_spans, SecretSpan};
+pub use sensitive::{sensitive_category, without_sensitive};
 
 /// Why a piece of text was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]

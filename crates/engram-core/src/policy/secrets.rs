@@ -689,6 +689,33 @@ pub fn redact_secrets(text: &str) -> String {
     redact(text).0
 }
 
+/// A JSON value with every string in it redacted (metadata), and the kinds
+/// replaced. Keys are kept: they name fields, not values.
+pub fn redact_json(value: &serde_json::Value) -> (serde_json::Value, Vec<&'static str>) {
+    use serde_json::Value;
+    let mut kinds = Vec::new();
+    fn walk(v: &Value, kinds: &mut Vec<&'static str>) -> Value {
+        match v {
+            Value::String(s) => {
+                let (text, found) = redact(s);
+                for k in found {
+                    if !kinds.contains(&k) {
+                        kinds.push(k);
+                    }
+                }
+                Value::String(text)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, kinds)).collect()),
+            Value::Object(o) => {
+                Value::Object(o.iter().map(|(k, x)| (k.clone(), walk(x, kinds))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let out = walk(value, &mut kinds);
+    (out, kinds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

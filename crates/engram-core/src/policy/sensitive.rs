@@ -57,6 +57,35 @@ pub fn sensitive_category(text: &str) -> Option<&'static str> {
         .map(|(cat, _)| *cat)
 }
 
+/// `text` without its clauses in a sensitive category, and the categories
+/// left out: what may be kept verbatim when sensitive categories are not
+/// allowed ("I'm allergic to peanuts and I live in Berlin" keeps "I live in
+/// Berlin").
+pub fn without_sensitive(text: &str) -> (String, Vec<&'static str>) {
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for sentence in crate::extract::rules::sentences(text) {
+        let clauses = crate::extract::rules::clauses(sentence);
+        let flagged: Vec<Option<&'static str>> =
+            clauses.iter().map(|c| sensitive_category(c)).collect();
+        if flagged.iter().all(Option::is_none) {
+            kept.push(sentence.to_owned());
+            continue;
+        }
+        for (clause, cat) in clauses.iter().zip(flagged) {
+            match cat {
+                Some(cat) => {
+                    if !left_out.contains(&cat) {
+                        left_out.push(cat);
+                    }
+                }
+                None => kept.push(format!("{clause}.")),
+            }
+        }
+    }
+    (kept.join(" "), left_out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +118,15 @@ mod tests {
         );
         assert_eq!(sensitive_category("I live in Austin"), None);
         assert_eq!(sensitive_category("I work at a bank"), None);
+    }
+
+    #[test]
+    fn sensitive_clauses_are_left_out_of_verbatim_text() {
+        let (text, cats) = without_sensitive(
+            "I am allergic to peanuts and I live in Berlin. My dog is called Rex.",
+        );
+        assert_eq!(text, "I live in Berlin. My dog is called Rex.");
+        assert_eq!(cats, ["health"]);
+        assert_eq!(without_sensitive("I like tea.").0, "I like tea.");
     }
 }

@@ -213,6 +213,23 @@ impl TestApp {
         r.body
     }
 
+    /// Waits until every job in the database has ended.
+    pub async fn settle(&self) {
+        for _ in 0..400 {
+            let open: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')",
+            )
+            .fetch_one(&self.pool)
+            .await
+            .expect("jobs are counted");
+            if open == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        panic!("jobs did not finish");
+    }
+
     /// The newest history entry of a memory.
     pub async fn last_history(&self, id: &str) -> Value {
         let history = self.get(&format!("/v1/memories/{id}/history")).await.body;
