@@ -4,7 +4,6 @@
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use engram_core::access::subject_hash;
 
 use crate::state::{AppState, Caller};
 
@@ -21,11 +20,16 @@ pub async fn record_admin_use(State(state): State<AppState>, req: Request, next:
     if let Some(caller) = caller {
         let mut entry = caller.audit("admin.request");
         entry.target = Some(format!("{method} {route}"));
-        entry.subject_hash = user.map(|u| subject_hash(caller.tenant_id, &u));
         entry.details = serde_json::json!({"status": response.status().as_u16()});
         // Written after the response is built, off its path: a failure to
         // audit a read is logged, not turned into a failed read.
         tokio::spawn(async move {
+            if let Some(u) = user {
+                match state.store.subject_hash(caller.tenant_id, &u).await {
+                    Ok(h) => entry.subject_hash = Some(h),
+                    Err(e) => tracing::warn!(error = %e, "could not read the subject key"),
+                }
+            }
             if let Err(e) = state.store.audit(&entry).await {
                 tracing::warn!(error = %e, "could not write an audit entry");
             }

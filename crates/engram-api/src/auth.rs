@@ -91,13 +91,20 @@ async fn identify(state: &AppState, presented: &str) -> Result<Caller, ApiError>
     if !matches || stored.info.revoked_at.is_some() {
         return Err(ApiError::Unauthorized);
     }
-    let store = state.store.clone();
-    tokio::spawn(async move {
-        if let Err(e) = store.touch_key(id).await {
-            tracing::warn!(error = %e, "could not record key use");
-        }
-    });
     let role = stored.info.role();
+    if role.records_use() {
+        let store = state.store.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.touch_key(id).await {
+                tracing::warn!(error = %e, "could not record key use");
+            }
+        });
+    } else {
+        // Read-only means no stored row changes, the key's own included:
+        // its use is counted in /metrics instead.
+        metrics::counter!("engram_read_only_key_requests_total", "key_id" => id.to_string())
+            .increment(1);
+    }
     Ok(Caller {
         tenant_id: stored.info.tenant_id.unwrap_or(engram_core::DEFAULT_TENANT),
         role,

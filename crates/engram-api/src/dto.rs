@@ -310,7 +310,10 @@ pub struct ListResponse {
 
 #[derive(Debug, Serialize)]
 pub struct DeleteScopeResponse {
-    pub deleted: u64,
+    /// Memories deleted (every state).
+    pub deleted: i64,
+    /// Rows removed or redacted per table.
+    pub counts: engram_store::Counts,
 }
 
 #[derive(Debug, Serialize)]

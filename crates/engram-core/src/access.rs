@@ -1,6 +1,7 @@
 //! Who may do what: key roles, the key format, and the subject hash the audit
 //! log uses instead of a user's id.
 
+use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -16,6 +17,13 @@ pub enum Role {
 
 impl Role {
     pub const ALL: [Role; 3] = [Role::Admin, Role::Tenant, Role::ReadOnly];
+
+    /// Whether this key's reads are recorded in stored rows (a memory's
+    /// `access_count` and `last_used_at`, the key's `last_used_at`): not for
+    /// read-only keys, whose reads change nothing.
+    pub fn records_use(self) -> bool {
+        self != Role::ReadOnly
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -76,10 +84,54 @@ pub fn hash_key(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
-/// The audit log's stand-in for a user id: SHA-256 of `tenant:user`. It lets an
-/// operator find the entries about a user they can name, while an erased user's
-/// id is no longer stored anywhere.
-pub fn subject_hash(tenant: Uuid, user_id: &str) -> String {
+/// The deployment's key for the pseudonyms that stand in for a user or a
+/// source where their own name must not be kept (the audit log, consolidation
+/// records). Generated once per deployment and kept in the database
+/// (`deployment_secrets`), never in a response or a log.
+///
+/// A pseudonym is HMAC-SHA-256 under this key of the unkeyed SHA-256 that
+/// earlier versions stored: so a hash cannot be recomputed from a guessed user
+/// id without the key, and the rows written before the key existed were
+/// re-keyed from what they held (see engram-store `audit_key`).
+#[derive(Clone)]
+pub struct SubjectKey([u8; 32]);
+
+impl SubjectKey {
+    pub const LEN: usize = 32;
+
+    /// `None` unless `bytes` is exactly `LEN` long.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        bytes.try_into().ok().map(Self)
+    }
+
+    /// The stand-in for `user_id` of `tenant`.
+    pub fn subject(&self, tenant: Uuid, user_id: &str) -> String {
+        self.rekey(&unkeyed_subject_hash(tenant, user_id))
+    }
+
+    /// The stand-in for a source ref (refs may name people).
+    pub fn source(&self, source_ref: &str) -> String {
+        self.rekey(&hex::encode(Sha256::digest(source_ref.as_bytes())))
+    }
+
+    /// The keyed form of an unkeyed hash (migrating rows written before the key).
+    pub fn rekey(&self, unkeyed: &str) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(unkeyed.as_bytes());
+        hex::encode(mac.finalize().into_bytes())
+    }
+}
+
+impl std::fmt::Debug for SubjectKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SubjectKey(..)")
+    }
+}
+
+/// What earlier versions stored as `subject_hash`: SHA-256 of `tenant:user`,
+/// which anyone can recompute for a guessed user. Only an input to the keyed
+/// hash now.
+pub fn unkeyed_subject_hash(tenant: Uuid, user_id: &str) -> String {
     hex::encode(Sha256::digest(format!("{tenant}:{user_id}").as_bytes()))
 }
 
@@ -120,10 +172,19 @@ mod tests {
     }
 
     #[test]
-    fn subject_hashes_differ_by_tenant() {
-        let a = subject_hash(Uuid::nil(), "alice");
+    fn subject_hashes_differ_by_tenant_and_by_key() {
+        let key = SubjectKey::from_bytes(&[3u8; 32]).unwrap();
+        let a = key.subject(Uuid::nil(), "alice");
         assert_eq!(a.len(), 64);
-        assert_ne!(a, subject_hash(Uuid::now_v7(), "alice"));
+        assert_ne!(a, key.subject(Uuid::now_v7(), "alice"));
         assert!(!a.contains("alice"));
+        // Without the key, neither the unkeyed hash nor another key gives it.
+        assert_ne!(a, unkeyed_subject_hash(Uuid::nil(), "alice"));
+        let other = SubjectKey::from_bytes(&[4u8; 32]).unwrap();
+        assert_ne!(a, other.subject(Uuid::nil(), "alice"));
+        // A row written before the key is re-keyed to the same value.
+        assert_eq!(a, key.rekey(&unkeyed_subject_hash(Uuid::nil(), "alice")));
+        assert!(SubjectKey::from_bytes(&[0u8; 31]).is_none());
+        assert_eq!(format!("{key:?}"), "SubjectKey(..)");
     }
 }

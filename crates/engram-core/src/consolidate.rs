@@ -98,11 +98,16 @@ impl ConsolidationParams {
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Operation {
     /// Hard-delete (embedding and history content too).
-    Purge { id: Uuid, reason: String },
+    Purge {
+        id: Uuid,
+        rule: &'static str,
+        reason: String,
+    },
     /// `loser` is superseded by `winner`.
     Resolve {
         winner: Uuid,
         loser: Uuid,
+        rule: &'static str,
         reason: String,
     },
     /// `merged` point to `canonical`, which takes the most specific content,
@@ -133,6 +138,53 @@ impl Operation {
             Operation::Archive { .. } => "archive",
         }
     }
+
+    /// What a run's record keeps of the operation: its kind, the memories it
+    /// touches, the rule that chose it and the importance it sets, never
+    /// text (reasons quote values and content; records outlive memories).
+    pub fn report(&self) -> OperationReport {
+        let (memory_ids, rule, importance) = match self {
+            Operation::Purge { id, rule, .. } => (vec![*id], *rule, None),
+            Operation::Resolve {
+                winner,
+                loser,
+                rule,
+                ..
+            } => (vec![*loser, *winner], *rule, None),
+            Operation::Merge {
+                canonical,
+                merged,
+                importance,
+                ..
+            } => (
+                std::iter::once(*canonical)
+                    .chain(merged.iter().copied())
+                    .collect(),
+                "near_duplicates",
+                Some(*importance),
+            ),
+            Operation::Decay { id, to, .. } => (vec![*id], "unused", Some(*to)),
+            Operation::Archive { id, importance } => (vec![*id], "below_floor", Some(*importance)),
+        };
+        OperationReport {
+            op: self.kind(),
+            memory_ids,
+            rule,
+            importance,
+        }
+    }
+}
+
+/// An operation as a run's record keeps it (`Operation::report`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OperationReport {
+    pub op: &'static str,
+    /// The memories it touches; for a resolve the loser first, for a merge
+    /// the canonical first.
+    pub memory_ids: Vec<Uuid>,
+    pub rule: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f32>,
 }
 
 /// Importance after `days` unused: an Ebbinghaus-style exponential
@@ -151,17 +203,25 @@ fn purges(memories: &[MemoryView], p: &ConsolidationParams) -> Vec<Operation> {
     memories
         .iter()
         .filter_map(|m| {
-            let reason = match (m.deleted_at, m.expires_at) {
-                (Some(d), _) if crate::time::add(d, p.deleted_retention) <= p.now => format!(
-                    "deleted on {}, past the retention period",
-                    d.format("%Y-%m-%d")
+            let (rule, reason) = match (m.deleted_at, m.expires_at) {
+                (Some(d), _) if crate::time::add(d, p.deleted_retention) <= p.now => (
+                    "deleted_past_retention",
+                    format!(
+                        "deleted on {}, past the retention period",
+                        d.format("%Y-%m-%d")
+                    ),
                 ),
-                (None, Some(e)) if !m.pinned && crate::time::add(e, p.expired_grace) <= p.now => {
-                    format!("expired on {}, past the grace period", e.format("%Y-%m-%d"))
-                }
+                (None, Some(e)) if !m.pinned && crate::time::add(e, p.expired_grace) <= p.now => (
+                    "expired_past_grace",
+                    format!("expired on {}, past the grace period", e.format("%Y-%m-%d")),
+                ),
                 _ => return None,
             };
-            Some(Operation::Purge { id: m.id, reason })
+            Some(Operation::Purge {
+                id: m.id,
+                rule,
+                reason,
+            })
         })
         .collect()
 }
@@ -381,18 +441,25 @@ pub fn plan_reviewed(
                 continue;
             }
             let same = m.value.is_some() && m.value == winner.value;
-            let why = if same {
-                "the same value stated again".to_owned()
+            let (rule, why) = if same {
+                ("same_value", "the same value stated again".to_owned())
             } else if let Some(reason) = reviewed {
-                format!("reviewed: {reason}")
+                ("reviewed", format!("reviewed: {reason}"))
             } else if !m.explicit() && winner.explicit() {
-                "an inferred value gives way to an explicit statement".to_owned()
+                (
+                    "explicit_over_inferred",
+                    "an inferred value gives way to an explicit statement".to_owned(),
+                )
             } else {
-                "a more recent statement replaces it".to_owned()
+                (
+                    "more_recent",
+                    "a more recent statement replaces it".to_owned(),
+                )
             };
             ops.push(Operation::Resolve {
                 winner: winner.id,
                 loser: m.id,
+                rule,
                 reason: format!(
                     "{attribute}: {} → {} ({why})",
                     m.value.as_deref().unwrap_or(&m.content),
@@ -755,6 +822,7 @@ mod tests {
                         winner,
                         loser,
                         reason,
+                        ..
                     } => Some((winner, loser, reason)),
                     _ => None,
                 })
@@ -835,6 +903,7 @@ mod tests {
                     winner,
                     loser,
                     reason,
+                    ..
                 } => Some((*winner, *loser, reason.clone())),
                 _ => None,
             })
@@ -868,6 +937,7 @@ mod tests {
         assert!(ops.contains(&Operation::Resolve {
             winner: june.id,
             loser: late.id,
+            rule: "explicit_over_inferred",
             reason: "preference.database: Oracle → MongoDB (an inferred value gives way to an explicit statement)".into()
         }), "{ops:?}");
     }

@@ -125,14 +125,22 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
     } else {
         format!("{} = {}", candidate.attribute, candidate.value)
     };
+    // A request to forget names what is to be forgotten: its reasons (kept
+    // in job results and history) do not repeat it.
+    let forget = candidate.action == FactAction::Forget;
     if targets.is_empty() {
         return Decision::Ignore {
-            reason: format!("nothing held matches {what}"),
+            reason: if forget {
+                "nothing held matches what the user asked to forget".to_owned()
+            } else {
+                format!("nothing held matches {what}")
+            },
         };
     }
-    let reason = match candidate.action {
-        FactAction::Forget => format!("the user asked to forget {what}"),
-        _ => format!("the user said {what} no longer holds"),
+    let reason = if forget {
+        "the user asked that this be forgotten".to_owned()
+    } else {
+        format!("the user said {what} no longer holds")
     };
     Decision::Retire {
         targets: targets.iter().map(|k| k.id).collect(),

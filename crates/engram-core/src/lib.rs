@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod decide;
 pub mod embed;
 pub mod extract;
+pub mod forget;
 pub mod hybrid;
 pub mod memory;
 pub mod policy;

@@ -23,6 +23,43 @@ impl std::str::FromStr for Secret {
     }
 }
 
+/// An endpoint URL: used whole, but shown (Debug, logs, `/readyz`) without
+/// any `user:password@` it may carry.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint(pub String);
+
+impl Endpoint {
+    /// The URL without its user information.
+    pub fn shown(&self) -> String {
+        without_userinfo(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.shown())
+    }
+}
+
+impl std::str::FromStr for Endpoint {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Endpoint(s.to_owned()))
+    }
+}
+
+/// `scheme://user:pass@host/…` → `scheme://host/…`; anything else as it is.
+pub fn without_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArgs {
     /// Postgres URL, e.g. postgres://user:pass@127.0.0.1:5432/engram.
@@ -81,7 +118,7 @@ pub struct EmbedArgs {
         env = "ENGRAM_EMBED_BASE_URL",
         default_value = "https://api.openai.com/v1"
     )]
-    pub base_url: String,
+    pub base_url: Endpoint,
     #[arg(
         long = "embed-model",
         env = "ENGRAM_EMBED_MODEL",
@@ -281,7 +318,7 @@ pub struct LlmArgs {
         long = "llm-base-url",
         env = "ENGRAM_LLM_BASE_URL"
     )]
-    pub base_url: Option<String>,
+    pub base_url: Option<Endpoint>,
     #[arg(
         id = "llm_model",
         long = "llm-model",
@@ -310,7 +347,7 @@ impl LlmArgs {
     /// OpenAI's API, as an OpenAI user would expect). `None`: built-in rules.
     pub fn llm_config(&self) -> Option<engram_llm::LlmConfig> {
         let base_url = match (&self.base_url, &self.api_key) {
-            (Some(url), _) => url.clone(),
+            (Some(url), _) => url.0.clone(),
             (None, Some(_)) => OPENAI_BASE_URL.to_owned(),
             (None, None) => return None,
         };
@@ -590,12 +627,29 @@ mod tests {
 
     fn llm(base_url: Option<&str>, key: Option<&str>) -> LlmArgs {
         LlmArgs {
-            base_url: base_url.map(str::to_owned),
+            base_url: base_url.map(|u| Endpoint(u.to_owned())),
             model: "gpt-4o-mini".into(),
             api_key: key.map(|k| Secret(k.into())),
             timeout_secs: 60,
             response_format: LlmResponseFormat::Auto,
         }
+    }
+
+    #[test]
+    fn endpoints_are_shown_without_credentials() {
+        for (url, shown) in [
+            ("https://me:pa55@llm.example/v1", "https://llm.example/v1"),
+            ("https://token@llm.example", "https://llm.example"),
+            ("http://127.0.0.1:11434/v1", "http://127.0.0.1:11434/v1"),
+            ("http://h/v1?x=a@b", "http://h/v1?x=a@b"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(without_userinfo(url), shown);
+        }
+        let e = Endpoint("https://me:pa55@llm.example/v1".into());
+        assert!(!format!("{e:?}").contains("pa55"));
+        let info = crate::models_info(&llm(Some("https://me:pa55@llm.example/v1"), None));
+        assert!(!info.extractor.contains("pa55"), "{}", info.extractor);
     }
 
     #[test]

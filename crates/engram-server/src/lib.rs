@@ -73,7 +73,7 @@ pub fn embedder(args: &EmbedArgs) -> anyhow::Result<Arc<dyn Embedder>> {
             )
         })?),
         EmbedderKind::Openai => Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
-            base_url: args.base_url.clone(),
+            base_url: args.base_url.0.clone(),
             api_key: args.api_key.as_ref().map(|s| s.0.clone()),
             model: args.model.clone(),
             dimensions: args.dimensions,
@@ -121,7 +121,11 @@ pub async fn prepare(
 pub fn models_info(llm: &config::LlmArgs) -> engram_api::ModelsInfo {
     match llm.llm_config() {
         Some(c) => {
-            let model = format!("llm {} at {}", c.model, c.base_url);
+            let model = format!(
+                "llm {} at {}",
+                c.model,
+                config::without_userinfo(&c.base_url)
+            );
             engram_api::ModelsInfo {
                 extractor: model.clone(),
                 summarizer: model.clone(),

@@ -1,7 +1,7 @@
 //! `engram`: the memory server.
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::sync::Arc;
 
 use engram_core::{Clock, SystemClock};
@@ -59,6 +59,14 @@ enum Command {
         tenant: Option<String>,
         /// The export document.
         file: std::path::PathBuf,
+    },
+    /// Print every user this database holds data about, with the pseudonym
+    /// the audit log names them by (tab-separated: tenant, user,
+    /// subject_hash): after restoring a backup, erase again the users whose
+    /// pseudonym a later `user.erase` entry names (docs/GDPR.md).
+    AuditSubjects {
+        #[command(flatten)]
+        db: DatabaseArgs,
     },
     /// Consolidate now: merge near-duplicates, resolve conflicts, decay,
     /// archive and purge; prints the run's report. One process at a time
@@ -146,8 +154,25 @@ fn main() -> anyhow::Result<()> {
         .block_on(run())
 }
 
+/// The command line with no environment value shown anywhere in its help:
+/// keys, the database URL with its password, and base URLs that may carry
+/// credentials would otherwise print as `[env: NAME=value]`. Names still show.
+fn command_line() -> clap::Command {
+    fn hide(cmd: clap::Command) -> clap::Command {
+        let cmd = cmd.mut_args(|a| a.hide_env_values(true));
+        let subcommands: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_owned())
+            .collect();
+        subcommands
+            .iter()
+            .fold(cmd, |cmd, name| cmd.mut_subcommand(name, hide))
+    }
+    hide(Cli::command())
+}
+
 async fn run() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command_line().get_matches()).unwrap_or_else(|e| e.exit());
     telemetry::init(cli.log_json);
     telemetry::log_panics_without_data();
     match cli.command {
@@ -193,6 +218,13 @@ async fn run() -> anyhow::Result<()> {
                     cli::revoke_key(&store, &id).await?;
                     eprintln!("revoked key {id}");
                 }
+            }
+        }
+        Command::AuditSubjects { db } => {
+            let store = connect(&db).await?;
+            store.migrate().await.context("applying migrations")?;
+            for (tenant, user, hash) in store.subjects().await? {
+                println!("{tenant}\t{user}\t{hash}");
             }
         }
         Command::Consolidate {

@@ -460,24 +460,27 @@ async fn consolidation_records_a_failing_user_goes_on_and_releases_its_lock(pool
         let e = e.as_str().unwrap();
         assert!(!e.contains("beyond") && !e.contains("quarrel"), "{e}");
     }
-    let statuses: Vec<(String, String)> = sqlx::query_as(
-        "SELECT user_id, status FROM consolidation_progress WHERE run_id = $1 ORDER BY user_id",
-    )
-    .bind(run.id)
-    .fetch_all(&pool)
-    .await
-    .unwrap();
-    let status = |u: &str| {
-        statuses
+    // Progress rows name users by their keyed pseudonym.
+    let statuses: Vec<(String, String)> =
+        sqlx::query_as("SELECT subject_hash, status FROM consolidation_progress WHERE run_id = $1")
+            .bind(run.id)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    let store = Store::new(pool.clone());
+    for (user, expected) in [
+        ("beyond", "failed"),
+        ("quarrel", "failed"),
+        ("far", "done"),
+        ("fine", "done"),
+    ] {
+        let hash = store.subject_hash(DEFAULT_TENANT, user).await.unwrap();
+        let status = statuses
             .iter()
-            .find(|(user, _)| user == u)
-            .map(|(_, s)| s.clone())
-            .unwrap_or_default()
-    };
-    assert_eq!(status("beyond"), "failed");
-    assert_eq!(status("quarrel"), "failed");
-    assert_eq!(status("far"), "done");
-    assert_eq!(status("fine"), "done");
+            .find(|(h, _)| *h == hash)
+            .map(|(_, s)| s.as_str());
+        assert_eq!(status, Some(expected), "{user}");
+    }
 
     // The lock went with the run: the next one starts (and finishes).
     let r = app
@@ -498,10 +501,7 @@ async fn a_resumed_run_skips_the_user_it_died_on(pool: PgPool) {
     app.add_text("b", "I like coffee.").await;
     let store = Store::new(pool.clone());
     // A run that died while on user "a": left running, heartbeat stale.
-    let run = store
-        .start_run(None, None, false, "schedule")
-        .await
-        .unwrap();
+    let run = store.start_run(None, false, "schedule").await.unwrap();
     assert_eq!(
         store.begin_user(run.id, DEFAULT_TENANT, "a").await.unwrap(),
         engram_store::UserStart::Begun
@@ -523,9 +523,10 @@ async fn a_resumed_run_skips_the_user_it_died_on(pool: PgPool) {
     let errors = resumed.errors.to_string();
     assert!(errors.contains("stopped while consolidating"), "{errors}");
     let b: String = sqlx::query_scalar(
-        "SELECT status FROM consolidation_progress WHERE run_id = $1 AND user_id = 'b'",
+        "SELECT status FROM consolidation_progress WHERE run_id = $1 AND subject_hash = $2",
     )
     .bind(run.id)
+    .bind(store.subject_hash(DEFAULT_TENANT, "b").await.unwrap())
     .fetch_one(&pool)
     .await
     .unwrap();

@@ -470,10 +470,7 @@ async fn a_run_killed_midway_resumes_without_redoing_users(pool: PgPool) {
     }
     let store = Store::new(pool.clone());
     // A run that finished user "a", then died (no heartbeat since).
-    let dead = store
-        .start_run(None, None, false, "schedule")
-        .await
-        .unwrap();
+    let dead = store.start_run(None, false, "schedule").await.unwrap();
     let params = ConsolidationParams::defaults(Utc::now());
     let (_, counts) = store
         .consolidate_user(DEFAULT_TENANT, "a", false, Utc::now(), |v| plan(v, &params))

@@ -6,39 +6,10 @@
 
 mod common;
 
-use common::{embedder, spawn_app, TestApp};
+use common::{embedder, spawn_app, tables_holding, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::PgPool;
-
-/// Every place a user's id or words could hide: each text, json, jsonb,
-/// tsvector and array column of every table, searched case-insensitively.
-async fn tables_holding(app: &TestApp, needle: &str) -> Vec<String> {
-    let columns: Vec<(String, String)> = sqlx::query_as(
-        "SELECT table_name::text, column_name::text FROM information_schema.columns
-         WHERE table_schema = 'public'
-           AND (data_type IN ('text', 'character varying', 'json', 'jsonb', 'tsvector', 'ARRAY')
-                OR udt_name IN ('text', 'varchar', 'jsonb', 'tsvector'))",
-    )
-    .fetch_all(&app.pool)
-    .await
-    .unwrap();
-    assert!(columns.len() > 30, "the scan sees the schema: {columns:?}");
-    let mut found = Vec::new();
-    for (table, column) in columns {
-        let n: i64 = sqlx::query_scalar(&format!(
-            "SELECT count(*) FROM \"{table}\" WHERE \"{column}\"::text ILIKE '%' || $1 || '%'"
-        ))
-        .bind(needle)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
-        if n > 0 {
-            found.push(format!("{table}.{column} ({n})"));
-        }
-    }
-    found
-}
 
 async fn infer_with_source(app: &TestApp, user: &str, text: &str, source: Option<&str>) -> Value {
     let mut body = json!({"user_id": user, "wait": true, "text": text});
@@ -282,10 +253,12 @@ async fn erasure_leaves_no_trace_and_an_export_imports_back(pool: PgPool) {
     let entries: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM audit_log WHERE action = 'user.erase' AND subject_hash = $1",
     )
-    .bind(engram_core::access::subject_hash(
-        engram_core::DEFAULT_TENANT,
-        "carol",
-    ))
+    .bind(
+        engram_store::Store::new(app.pool.clone())
+            .subject_hash(engram_core::DEFAULT_TENANT, "carol")
+            .await
+            .unwrap(),
+    )
     .fetch_one(&app.pool)
     .await
     .unwrap();

@@ -478,12 +478,16 @@ async fn deleting_a_scope_removes_all_of_it_and_nothing_else(pool: PgPool) {
             .len(),
         1
     );
-    let deletes: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM memory_history WHERE event = 'DELETE'")
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
-    assert_eq!(deletes, 150);
+    // A hard delete: no row of a's is left, history included.
+    let left: i64 = sqlx::query_scalar(
+        "SELECT (SELECT count(*) FROM memories WHERE user_id = 'a')
+              + (SELECT count(*) FROM memory_history h WHERE NOT EXISTS
+                    (SELECT 1 FROM memories m WHERE m.id = h.memory_id AND m.user_id = 'b'))",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(left, 0);
 }
 
 #[sqlx::test(migrations = false)]

@@ -685,6 +685,7 @@ async fn a_summary_built_on_a_stale_one_is_refused(pool: PgPool) {
         seqs: &[0],
         summarizer: "extractive",
         built_on,
+        redactions: 0,
     };
     let now = chrono::Utc::now();
     let err = store

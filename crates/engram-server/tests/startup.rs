@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{embedder, spawn_app, spawn_app_with, KEY};
+use common::{database_url, embedder, spawn_app, spawn_app_with, KEY};
 use engram_api::ApiConfig;
 use engram_embed::{OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::{Store, StoreError};
@@ -16,18 +16,6 @@ use serde_json::{json, Value};
 use sqlx::PgPool;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
-
-/// The URL of the test's own database (made by `#[sqlx::test]`).
-fn database_url(pool: &PgPool) -> String {
-    let base = std::env::var("DATABASE_URL").expect("DATABASE_URL is set by `make test`");
-    let db = pool
-        .connect_options()
-        .get_database()
-        .expect("a database name")
-        .to_owned();
-    let (server, _) = base.rsplit_once('/').expect("URL has a path");
-    format!("{server}/{db}")
-}
 
 fn engram(pool: &PgPool) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_engram"));

@@ -5,14 +5,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use engram_core::access::subject_hash;
 use engram_core::HistoryEntry;
 use pgvector::Vector;
-use sha2::{Digest, Sha256};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::audit::{write_audit, AuditEntry};
+use crate::derived::redact_derived;
 use crate::rows::HistoryRow;
 use crate::{Store, StoreError};
 
@@ -37,13 +36,8 @@ pub struct SourcePurgePlan {
     pub session: Option<String>,
 }
 
-/// A stand-in for a source ref in the audit log (refs may name people).
-pub fn source_hash(source_ref: &str) -> String {
-    hex::encode(Sha256::digest(source_ref.as_bytes()))
-}
-
 /// Removes job results that mention any of `ids` (they quote the memory's text).
-const SCRUB_JOB_RESULTS: &str = "UPDATE jobs SET results = (
+pub(crate) const SCRUB_JOB_RESULTS: &str = "UPDATE jobs SET results = (
         SELECT coalesce(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(results) e
         WHERE NOT ((e->>'memory_id')::uuid = ANY($2)
                    OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
@@ -91,6 +85,7 @@ impl Store {
         id: Uuid,
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
+        let subject_hash = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
         let found: Option<Uuid> = sqlx::query_scalar(
             "SELECT id FROM memories WHERE tenant_id = $1 AND id = $2 AND user_id = $3 FOR UPDATE",
@@ -112,25 +107,30 @@ impl Store {
         .await?
         .rows_affected();
         counts.insert("memories_retired".into(), retired as i64);
+        redact_derived(&mut tx, tenant, &[id], None, &mut counts).await?;
         delete_memories(&mut tx, tenant, &[id], &mut counts).await?;
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some(format!("memory:{id}")),
-            subject_hash: Some(subject_hash(tenant, user_id)),
+            subject_hash: Some(subject_hash),
             ..audit
         };
         commit_with_receipt(tx, entry, counts).await
     }
 
     /// Erases everything held about a user in one transaction: memories (with
-    /// their embeddings), their history, jobs (payloads and results). The audit
-    /// log keeps a content-free entry naming the user only by hash.
+    /// their embeddings), their history, jobs (payloads and results),
+    /// sessions (turns, summaries), and the consolidation records about them
+    /// (progress rows, runs made for them alone, their part of dry-run
+    /// plans). The audit log keeps a content-free entry naming the user only
+    /// by their keyed pseudonym.
     pub async fn erase_user(
         &self,
         tenant: Uuid,
         user_id: &str,
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
+        let subject_hash = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
         let mut counts = Counts::new();
         // Jobs first: a job applying its facts holds its row locked, so this
@@ -190,10 +190,11 @@ impl Store {
             .await?
             .rows_affected();
         counts.insert("sessions".into(), sessions as i64);
+        forget_consolidation_subject(&mut tx, &subject_hash, &mut counts).await?;
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),
-            subject_hash: Some(subject_hash(tenant, user_id)),
+            subject_hash: Some(subject_hash),
             ..audit
         };
         commit_with_receipt(tx, entry, counts).await
@@ -229,6 +230,7 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
         let source_ref = plan.source_ref.as_str();
+        let source_hash = self.source_hash(source_ref).await?;
         let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
             .bind(format!("{tenant}/source/{source_ref}"))
@@ -336,7 +338,7 @@ impl Store {
                 delete_session_in(&mut tx, tenant, session_id, &mut counts).await?;
                 "session".to_owned()
             }
-            None => format!("source:{}", source_hash(source_ref)),
+            None => format!("source:{source_hash}"),
         };
         let entry = AuditEntry {
             tenant_id: Some(tenant),
@@ -384,6 +386,42 @@ async fn delete_session_in(
     Ok(())
 }
 
+/// Deletes a user's sessions (or the one named) with their turns and
+/// summaries (cascade) and jobs, counting each.
+pub(crate) async fn delete_user_sessions(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    user_id: &str,
+    session_id: Option<&str>,
+    counts: &mut Counts,
+) -> Result<(), StoreError> {
+    let sessions: Vec<String> = sqlx::query_scalar(
+        "SELECT session_id FROM sessions
+         WHERE tenant_id = $1 AND user_id = $2 AND ($3::text IS NULL OR session_id = $3)",
+    )
+    .bind(tenant)
+    .bind(user_id)
+    .bind(session_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    for s in sessions {
+        let summaries: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM session_summaries WHERE tenant_id = $1 AND session_id = $2",
+        )
+        .bind(tenant)
+        .bind(&s)
+        .fetch_one(&mut *tx)
+        .await?;
+        let mut one = Counts::new();
+        delete_session_in(tx, tenant, &s, &mut one).await?;
+        one.insert("session_summaries".into(), summaries);
+        for (k, v) in one {
+            *counts.entry(k).or_default() += v;
+        }
+    }
+    Ok(())
+}
+
 /// Audits a finished GDPR operation with its counts as details, in the same
 /// commit as the operation itself.
 pub(crate) async fn commit_with_receipt(
@@ -427,9 +465,38 @@ pub(crate) async fn delete_memories(
         .execute(&mut *conn)
         .await?
         .rows_affected();
+    // Dry-run plans name memories by id only; those ids go with them.
+    let plans: i64 = sqlx::query_scalar("SELECT engram_forget_planned_memories($1)")
+        .bind(ids)
+        .fetch_one(&mut *conn)
+        .await?;
     *counts.entry("memories".into()).or_default() += memories as i64;
     *counts.entry("memory_history".into()).or_default() += history as i64;
     *counts.entry("job_results_scrubbed".into()).or_default() += results as i64;
+    *counts
+        .entry("consolidation_plans_scrubbed".into())
+        .or_default() += plans;
+    Ok(())
+}
+
+/// Removes the consolidation records about one user of the transaction's
+/// tenant (a function owned by the table owner: the tenant role has no
+/// grant on those tables, which span tenants).
+async fn forget_consolidation_subject(
+    conn: &mut PgConnection,
+    subject_hash: &str,
+    counts: &mut Counts,
+) -> Result<(), StoreError> {
+    let (progress, runs, plans): (i64, i64, i64) =
+        sqlx::query_as("SELECT progress, runs, plans FROM engram_forget_consolidation_subject($1)")
+            .bind(subject_hash)
+            .fetch_one(&mut *conn)
+            .await?;
+    counts.insert("consolidation_progress".into(), progress);
+    counts.insert("consolidation_runs".into(), runs);
+    *counts
+        .entry("consolidation_plans_scrubbed".into())
+        .or_default() += plans;
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! The audit log: who did what, when, never content. Entries about a user carry
-//! only `subject_hash` (engram-core `access::subject_hash`).
+//! only `subject_hash`, its keyed pseudonym (engram-core `access::SubjectKey`).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,6 @@
 //! never decide against each other).
 
 use chrono::{DateTime, Utc};
-use engram_core::access::subject_hash;
 use engram_core::consolidate::{MemoryView, Operation};
 use engram_core::{MemoryKind, SourceType};
 use pgvector::Vector;
@@ -122,6 +121,7 @@ impl Store {
         now: DateTime<Utc>,
         planner: impl FnOnce(&[MemoryView]) -> Vec<Operation>,
     ) -> Result<(Vec<Operation>, Counts), StoreError> {
+        let subject = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
             .bind(format!("{tenant}/{user_id}/"))
@@ -185,7 +185,7 @@ impl Store {
             &AuditEntry {
                 tenant_id: Some(tenant),
                 target: Some("user".into()),
-                subject_hash: Some(subject_hash(tenant, user_id)),
+                subject_hash: Some(subject),
                 details: serde_json::to_value(&counts).unwrap_or_default(),
                 ..AuditEntry::new("consolidation", "user.consolidate", None)
             },
@@ -227,6 +227,7 @@ async fn apply(
             winner,
             loser,
             reason,
+            ..
         } => {
             sqlx::query(
                 "UPDATE memories SET superseded_by = $3, updated_at = $4
@@ -343,12 +344,16 @@ async fn apply(
     Ok(())
 }
 
-/// A consolidation run as recorded.
+/// A consolidation run as recorded. It names no one: a run for one user
+/// keeps the user's pseudonym (`subject_hash`, as the audit log does), and a
+/// dry run's `planned` keeps operations, memory ids and rules, no text.
 #[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
 pub struct ConsolidationRun {
     pub id: Uuid,
     pub tenant_id: Option<Uuid>,
-    pub user_id: Option<String>,
+    /// `everyone` or `user`.
+    pub scope: String,
+    pub subject_hash: Option<String>,
     pub dry_run: bool,
     pub trigger: String,
     pub status: String,
@@ -362,25 +367,29 @@ pub struct ConsolidationRun {
 }
 
 const RUN_COLUMNS: &str =
-    "id, tenant_id, user_id, dry_run, trigger, status, started_at, heartbeat_at, \
+    "id, tenant_id, scope, subject_hash, dry_run, trigger, status, started_at, heartbeat_at, \
     finished_at, users_done, counts, errors, planned";
 
 impl Store {
-    /// Records a new run.
+    /// Records a new run: for everyone, or for one user of a tenant.
     pub async fn start_run(
         &self,
-        tenant: Option<Uuid>,
-        user_id: Option<&str>,
+        user: Option<(Uuid, &str)>,
         dry_run: bool,
         trigger: &str,
     ) -> Result<ConsolidationRun, StoreError> {
+        let subject = match user {
+            Some((tenant, user_id)) => Some(self.subject_hash(tenant, user_id).await?),
+            None => None,
+        };
         Ok(sqlx::query_as(&format!(
-            "INSERT INTO consolidation_runs (id, tenant_id, user_id, dry_run, trigger)
-             VALUES ($1, $2, $3, $4, $5) RETURNING {RUN_COLUMNS}"
+            "INSERT INTO consolidation_runs (id, tenant_id, scope, subject_hash, dry_run, trigger)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING {RUN_COLUMNS}"
         ))
         .bind(Uuid::now_v7())
-        .bind(tenant)
-        .bind(user_id)
+        .bind(user.map(|(t, _)| t))
+        .bind(if user.is_some() { "user" } else { "everyone" })
+        .bind(subject)
         .bind(dry_run)
         .bind(trigger)
         .fetch_one(&self.pool)
@@ -415,25 +424,26 @@ impl Store {
         tenant: Uuid,
         user_id: &str,
     ) -> Result<UserStart, StoreError> {
+        let subject = self.subject_hash(tenant, user_id).await?;
         let begun: Option<i32> = sqlx::query_scalar(
-            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts, status)
+            "INSERT INTO consolidation_progress (run_id, tenant_id, subject_hash, counts, status)
              VALUES ($1, $2, $3, '{}'::jsonb, 'started')
              ON CONFLICT DO NOTHING RETURNING 1",
         )
         .bind(run)
         .bind(tenant)
-        .bind(user_id)
+        .bind(&subject)
         .fetch_optional(&self.pool)
         .await?;
         if begun.is_some() {
             return Ok(UserStart::Begun);
         }
         let status: String = sqlx::query_scalar(
-            "SELECT status FROM consolidation_progress WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3",
+            "SELECT status FROM consolidation_progress WHERE run_id = $1 AND tenant_id = $2 AND subject_hash = $3",
         )
         .bind(run)
         .bind(tenant)
-        .bind(user_id)
+        .bind(&subject)
         .fetch_one(&self.pool)
         .await?;
         Ok(if status == "started" {
@@ -450,13 +460,14 @@ impl Store {
         tenant: Uuid,
         user_id: &str,
     ) -> Result<(), StoreError> {
+        let subject = self.subject_hash(tenant, user_id).await?;
         sqlx::query(
             "UPDATE consolidation_progress SET status = 'failed', finished_at = now()
-             WHERE run_id = $1 AND tenant_id = $2 AND user_id = $3",
+             WHERE run_id = $1 AND tenant_id = $2 AND subject_hash = $3",
         )
         .bind(run)
         .bind(tenant)
-        .bind(user_id)
+        .bind(subject)
         .execute(&self.pool)
         .await?;
         sqlx::query("UPDATE consolidation_runs SET heartbeat_at = now() WHERE id = $1")
@@ -467,7 +478,8 @@ impl Store {
     }
 
     /// Records a finished user: progress row, counts added to the run's,
-    /// heartbeat; dry runs also keep (a bounded number of) planned operations.
+    /// heartbeat; dry runs also keep (a bounded number of) planned
+    /// operations, as reports without text (`Operation::report`).
     pub async fn record_user(
         &self,
         run: Uuid,
@@ -477,22 +489,24 @@ impl Store {
         planned: Option<&[Operation]>,
     ) -> Result<(), StoreError> {
         let counts = serde_json::to_value(counts).unwrap_or_default();
+        let subject = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO consolidation_progress (run_id, tenant_id, user_id, counts, status, finished_at)
+            "INSERT INTO consolidation_progress (run_id, tenant_id, subject_hash, counts, status, finished_at)
              VALUES ($1, $2, $3, $4, 'done', now())
-             ON CONFLICT (run_id, tenant_id, user_id)
+             ON CONFLICT (run_id, tenant_id, subject_hash)
              DO UPDATE SET counts = EXCLUDED.counts, status = 'done', finished_at = EXCLUDED.finished_at",
         )
         .bind(run)
         .bind(tenant)
-        .bind(user_id)
+        .bind(&subject)
         .bind(&counts)
         .execute(&mut *tx)
         .await?;
-        let planned = planned.map(
-            |ops| serde_json::json!([{"tenant_id": tenant, "user_id": user_id, "operations": ops}]),
-        );
+        let planned = planned.map(|ops| {
+            let ops: Vec<_> = ops.iter().map(Operation::report).collect();
+            serde_json::json!([{"tenant_id": tenant, "subject_hash": subject, "operations": ops}])
+        });
         sqlx::query(
             "UPDATE consolidation_runs SET users_done = users_done + 1, heartbeat_at = now(),
                 counts = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM (

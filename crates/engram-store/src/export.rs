@@ -8,7 +8,6 @@
 //! embeds differently, and the export stays readable).
 
 use chrono::{DateTime, Utc};
-use engram_core::access::subject_hash;
 use pgvector::Vector;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -173,6 +172,8 @@ pub struct UserExport {
     tx: Transaction<'static, Postgres>,
     tenant: Uuid,
     user_id: String,
+    /// The user's pseudonym, which the audit log's entries about them carry.
+    subject_hash: String,
     page: i64,
     stage: Stage,
 }
@@ -195,6 +196,7 @@ impl Store {
         user_id: &str,
         page: usize,
     ) -> Result<(ExportHeader, UserExport), StoreError> {
+        let subject_hash = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.pool.begin().await?;
         sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             .execute(&mut *tx)
@@ -231,6 +233,7 @@ impl Store {
                 tx,
                 tenant,
                 user_id: user_id.to_owned(),
+                subject_hash,
                 page: page.max(1) as i64,
                 stage: Stage::Memories { after: None },
             },
@@ -253,6 +256,7 @@ impl Store {
                 "one embedding per memory is needed".into(),
             ));
         }
+        let subject_hash = self.subject_hash(tenant, &doc.header.user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
         let mut counts = Counts::new();
         // Bind parameters are capped at 65535 per statement: 27 per memory row.
@@ -390,7 +394,7 @@ impl Store {
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),
-            subject_hash: Some(subject_hash(tenant, &doc.header.user_id)),
+            subject_hash: Some(subject_hash),
             ..audit
         };
         commit_with_receipt(tx, entry, counts).await
@@ -578,7 +582,7 @@ impl UserExport {
                          FROM audit_log WHERE tenant_id = $1 AND subject_hash = $2 ORDER BY at, id",
                     )
                     .bind(self.tenant)
-                    .bind(subject_hash(self.tenant, &self.user_id))
+                    .bind(&self.subject_hash)
                     .fetch_all(&mut *self.tx)
                     .await?;
                     return Ok(Some(ExportChunk::Audit(audit)));

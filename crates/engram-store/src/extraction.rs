@@ -291,7 +291,10 @@ impl ExtractionTx {
 
     /// Retires `targets` (a soft delete: revert undoes it) because the user
     /// took the fact back or asked that it be forgotten; `event` is RETRACT
-    /// or FORGET. Returns the ids and contents retired.
+    /// or FORGET. Forgetting also redacts what they stated from the sessions
+    /// they came from and from this job's (the request itself): a taken-back
+    /// fact was said, a forgotten one is to leave no trace. Returns the ids
+    /// and contents retired.
     pub async fn retire(
         &mut self,
         targets: &[Uuid],
@@ -300,6 +303,17 @@ impl ExtractionTx {
         ctx: &FactContext,
         reason: &str,
     ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        if event == "FORGET" {
+            let mut counts = crate::Counts::new();
+            crate::derived::redact_derived(
+                &mut self.tx,
+                self.tenant,
+                targets,
+                Some(self.job_id),
+                &mut counts,
+            )
+            .await?;
+        }
         let old: Vec<(Uuid, String)> = sqlx::query_as(
             "UPDATE memories SET deleted_at = $3, updated_at = $3
              WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NULL

@@ -9,6 +9,7 @@
 mod admin;
 mod audit;
 mod consolidation;
+mod derived;
 mod error;
 mod export;
 mod extraction;
@@ -17,12 +18,13 @@ mod keys;
 mod lexical;
 mod memories;
 mod profile;
+mod pseudonyms;
 mod revert;
 mod rows;
 mod sessions;
 mod tenant;
 
-pub use admin::{source_hash, Counts, MergeRestore, SourcePurgePlan};
+pub use admin::{Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
 pub use error::StoreError;
@@ -54,6 +56,8 @@ pub struct Store {
     /// (`SET LOCAL statement_timeout`): the request path's bound, so no one
     /// request holds the database for long. `None` for background work.
     statement_timeout_ms: Option<u64>,
+    /// The deployment's subject key, read on first use (`subject_key`).
+    subject_key: std::sync::Arc<std::sync::OnceLock<engram_core::access::SubjectKey>>,
 }
 
 impl Store {
@@ -62,6 +66,7 @@ impl Store {
         Self {
             pool,
             statement_timeout_ms: None,
+            subject_key: Default::default(),
         }
     }
 
@@ -71,6 +76,7 @@ impl Store {
         Self {
             pool: self.pool.clone(),
             statement_timeout_ms: timeout.map(|t| (t.as_millis() as u64).max(1)),
+            subject_key: self.subject_key.clone(),
         }
     }
 
@@ -84,8 +90,12 @@ impl Store {
         &self.pool
     }
 
+    /// Applies the migrations, then makes sure the deployment's subject key
+    /// exists: from the first start on, every backup carries the key its
+    /// pseudonyms were made with (a restore must compute the same ones).
     pub async fn migrate(&self) -> Result<(), StoreError> {
         MIGRATOR.run(&self.pool).await?;
+        self.subject_key().await?;
         Ok(())
     }
 

@@ -11,11 +11,12 @@ use pgvector::{HalfVector, Vector};
 use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
-use crate::audit::{write_audit, AuditEntry};
+use crate::admin::{commit_with_receipt, delete_memories, delete_user_sessions, Counts};
+use crate::audit::AuditEntry;
+use crate::derived::redact_derived;
 use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
 use crate::tenant::end_read;
 use crate::{Store, StoreError};
-use engram_core::access::subject_hash;
 
 /// One input of an add, and what became of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,7 +272,9 @@ impl Store {
     }
 
     /// Soft-deletes one memory (out of every read at once; purged later by
-    /// consolidation) and writes a DELETE history row, in one statement.
+    /// consolidation after the retention period) with a DELETE history row,
+    /// and redacts what it stated from the sessions it came from (their
+    /// turns and summary), in one transaction.
     pub async fn delete_memory(
         &self,
         tenant: Uuid,
@@ -279,80 +282,117 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<(), StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let deleted: Option<(Uuid, Option<String>)> = sqlx::query_as(
+        let user_id: Option<Option<String>> = sqlx::query_scalar(
+            "SELECT user_id FROM memories WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let user_id = user_id.ok_or(StoreError::NotFound)?;
+        let mut counts = Counts::new();
+        redact_derived(&mut tx, tenant, &[id], None, &mut counts).await?;
+        sqlx::query(
             "WITH gone AS (
                 UPDATE memories SET deleted_at = now(), updated_at = now()
-                WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
-                RETURNING id, content, user_id
-             ), history AS (
-                INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
-                SELECT $1, gen_random_uuid(), id, 'DELETE', content, $3, 'deleted via API' FROM gone
+                WHERE tenant_id = $1 AND id = $2
+                RETURNING id, content
              )
-             SELECT id, user_id FROM gone",
+             INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
+             SELECT $1, gen_random_uuid(), id, 'DELETE', content, $3, 'deleted via API' FROM gone",
         )
         .bind(tenant)
         .bind(id)
         .bind(&audit.actor)
-        .fetch_optional(&mut *tx)
+        .execute(&mut *tx)
         .await?;
-        let (_, user_id) = deleted.ok_or(StoreError::NotFound)?;
-        write_audit(
-            &mut tx,
-            &AuditEntry {
+        let subject_hash = match user_id {
+            Some(u) => Some(self.subject_hash(tenant, &u).await?),
+            None => None,
+        };
+        commit_with_receipt(
+            tx,
+            AuditEntry {
                 tenant_id: Some(tenant),
                 target: Some(format!("memory:{id}")),
-                subject_hash: user_id.map(|u| subject_hash(tenant, &u)),
+                subject_hash,
                 ..audit
             },
+            counts,
         )
         .await?;
-        tx.commit().await?;
         Ok(())
     }
 
-    /// Soft-deletes every memory of a scope in one statement, however many rows.
-    /// The scope must name a user or an agent: an empty scope is refused here too.
+    /// Hard-deletes everything a scope holds (`DELETE /v1/memories?...`):
+    /// its memories in every state with their embeddings and history, the
+    /// job results quoting them, and, when the scope names a user, the
+    /// sessions in it (turns, summaries) and its extraction jobs; the
+    /// scope's queued jobs go too, so nothing is written into it afterwards.
+    /// The scope must name a user or an agent. Returns the counts per table.
     pub async fn delete_scope(
         &self,
         tenant: Uuid,
         scope: &Scope,
         audit: AuditEntry,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<Counts, StoreError> {
         if scope.user_id.is_none() && scope.agent_id.is_none() {
             return Err(StoreError::Conflict(
                 "refusing to delete without a user or agent scope".into(),
             ));
         }
-        let filter = MemoryFilter {
-            scope: scope.clone(),
-            include_superseded: true,
-            include_expired: true,
-            ..Default::default()
+        let subject_hash = match &scope.user_id {
+            Some(u) => Some(self.subject_hash(tenant, u).await?),
+            None => None,
         };
-        let mut q = QueryBuilder::new(
-            "WITH gone AS (UPDATE memories SET deleted_at = now(), updated_at = now()",
-        );
-        push_filter(&mut q, tenant, &filter);
-        q.push(" RETURNING id, content), history AS (INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason) SELECT ")
-            .push_bind(tenant)
-            .push(", gen_random_uuid(), id, 'DELETE', content, ")
-            .push_bind(audit.actor.clone())
-            .push(", 'scope deleted via API' FROM gone) SELECT count(*) FROM gone");
         let mut tx = self.tenant_tx(tenant).await?;
-        let count: i64 = q.build_query_scalar().fetch_one(&mut *tx).await?;
-        write_audit(
-            &mut tx,
-            &AuditEntry {
+        let mut counts = Counts::new();
+        // Jobs first, as erasure does: one applying its facts holds its row,
+        // so this waits for it and the memories read below include its work.
+        let mut jobs = QueryBuilder::new("DELETE FROM jobs WHERE tenant_id = ");
+        jobs.push_bind(tenant);
+        push_scope(&mut jobs, scope);
+        let n = jobs.build().execute(&mut *tx).await?.rows_affected();
+        counts.insert("jobs".into(), n as i64);
+
+        let mut q = QueryBuilder::new("SELECT id FROM memories WHERE tenant_id = ");
+        q.push_bind(tenant);
+        push_scope(&mut q, scope);
+        q.push(" FOR UPDATE");
+        let ids: Vec<Uuid> = q.build_query_scalar().fetch_all(&mut *tx).await?;
+        // What survives outside the scope keeps no pointer into it.
+        sqlx::query(
+            "UPDATE memories SET superseded_by = NULL
+             WHERE tenant_id = $1 AND superseded_by = ANY($2) AND NOT id = ANY($2)",
+        )
+        .bind(tenant)
+        .bind(&ids)
+        .execute(&mut *tx)
+        .await?;
+        if let (Some(user), None) = (&scope.user_id, &scope.agent_id) {
+            delete_user_sessions(
+                &mut tx,
+                tenant,
+                user,
+                scope.session_id.as_deref(),
+                &mut counts,
+            )
+            .await?;
+        } else {
+            redact_derived(&mut tx, tenant, &ids, None, &mut counts).await?;
+        }
+        delete_memories(&mut tx, tenant, &ids, &mut counts).await?;
+        commit_with_receipt(
+            tx,
+            AuditEntry {
                 tenant_id: Some(tenant),
                 target: Some("scope".into()),
-                subject_hash: scope.user_id.as_deref().map(|u| subject_hash(tenant, u)),
-                details: serde_json::json!({"memories": count}),
+                subject_hash,
                 ..audit
             },
+            counts,
         )
-        .await?;
-        tx.commit().await?;
-        Ok(count as u64)
+        .await
     }
 
     /// Every change to a memory, oldest first. Deleted memories keep their history
@@ -603,6 +643,19 @@ pub(crate) fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &
     }
     if let Some(t) = f.created_lte {
         q.push(" AND created_at <= ").push_bind(t);
+    }
+}
+
+/// ` AND` the columns of `scope` that it names (memories and jobs alike).
+fn push_scope(q: &mut QueryBuilder<'_, Postgres>, scope: &Scope) {
+    if let Some(u) = &scope.user_id {
+        q.push(" AND user_id = ").push_bind(u.clone());
+    }
+    if let Some(a) = &scope.agent_id {
+        q.push(" AND agent_id = ").push_bind(a.clone());
+    }
+    if let Some(s) = &scope.session_id {
+        q.push(" AND session_id = ").push_bind(s.clone());
     }
 }
 

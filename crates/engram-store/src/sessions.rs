@@ -90,6 +90,9 @@ pub struct NewSummary<'a> {
     /// The `last_seq` of the summary it was built on (`None`: none yet).
     /// Another job that saved meanwhile makes this one retry on top of it.
     pub built_on: Option<i64>,
+    /// The session's redaction count when the work was read
+    /// (`SummaryWork::redactions`): a fact deleted meanwhile makes it retry.
+    pub redactions: i64,
 }
 
 /// The turns a summarize job folds in, with the summary so far.
@@ -97,6 +100,8 @@ pub struct NewSummary<'a> {
 pub struct SummaryWork {
     pub previous: Option<SessionSummary>,
     pub turns: Vec<SessionTurn>,
+    /// How many times the session's text was redacted before this read.
+    pub redactions: i64,
 }
 
 const TURN_COLUMNS: &str = "seq, id, role, content, tokens, created_at, summarized_at";
@@ -264,6 +269,14 @@ impl Store {
         through_seq: i64,
     ) -> Result<SummaryWork, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
+        let redactions: i64 = sqlx::query_scalar(
+            "SELECT redactions FROM sessions WHERE tenant_id = $1 AND session_id = $2",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .unwrap_or(0);
         let previous = summary_in(&mut tx, tenant, session_id).await?;
         let turns = sqlx::query_as(&format!(
             "SELECT {TURN_COLUMNS} FROM session_messages
@@ -276,7 +289,11 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(SummaryWork { previous, turns })
+        Ok(SummaryWork {
+            previous,
+            turns,
+            redactions,
+        })
     }
 
     /// Stores the new summary, marks the turns it folded in and finishes
@@ -315,11 +332,19 @@ impl Store {
         // Summaries of one session are saved one at a time (the session row
         // is the lock), each on top of the one it read: two jobs folding
         // overlapping turns must not overwrite each other's work.
-        sqlx::query("SELECT 1 FROM sessions WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE")
-            .bind(tenant)
-            .bind(session_id)
-            .fetch_one(&mut *tx)
-            .await?;
+        let redactions: i64 = sqlx::query_scalar(
+            "SELECT redactions FROM sessions WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if redactions != summary.redactions {
+            return Err(StoreError::Conflict(
+                "a fact of this session was deleted while its summary was written; retrying on the redacted turns"
+                    .into(),
+            ));
+        }
         let current: Option<i64> = sqlx::query_scalar(
             "SELECT last_seq FROM session_summaries WHERE tenant_id = $1 AND session_id = $2",
         )

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use engram_core::access::subject_hash;
 use engram_core::consolidate::{
     ambiguous_conflicts, plan_reviewed, ConflictReviewer, ConsolidationParams, Reviews,
 };
@@ -101,15 +100,13 @@ impl Consolidator {
                             tracing::info!(run = %r.id, users_done = r.users_done, "resuming an abandoned consolidation run");
                             r
                         }
-                        None => self.store.start_run(None, None, false, trigger).await?,
+                        None => self.store.start_run(None, false, trigger).await?,
                     }
                 }
-                (RunTarget::Everyone, true) => {
-                    self.store.start_run(None, None, true, trigger).await?
-                }
+                (RunTarget::Everyone, true) => self.store.start_run(None, true, trigger).await?,
                 (RunTarget::User { tenant, user_id }, _) => {
                     self.store
-                        .start_run(Some(*tenant), Some(user_id), dry_run, trigger)
+                        .start_run(Some((*tenant, user_id)), dry_run, trigger)
                         .await?
                 }
             };
@@ -176,7 +173,8 @@ impl Consolidator {
             }
         };
         tracing::warn!(run = %run.id, error = %failure, "consolidating a user failed");
-        errors.push(format!("user {}: {failure}", subject_hash(tenant, user_id)));
+        let subject = self.store.subject_hash(tenant, user_id).await?;
+        errors.push(format!("user {subject}: {failure}"));
         self.store.fail_user(run.id, tenant, user_id).await
     }
 

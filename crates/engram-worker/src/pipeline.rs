@@ -168,6 +168,7 @@ impl ExtractionPipeline {
             seqs: &seqs,
             summarizer: self.summarizer.id(),
             built_on,
+            redactions: work.redactions,
         };
         self.store
             .save_summary(
@@ -395,15 +396,23 @@ async fn apply(
                 "RETRACT"
             };
             let old = tx.retire(&targets, event, c, ctx, &reason).await?;
-            // What was asked is not stored, nor repeated as "new content".
+            // What was asked is not stored, nor repeated as "new content";
+            // what was forgotten is not quoted either.
+            let forgotten = action == FactAction::Forget;
             ResultItem {
                 replaced: old.iter().map(|(id, _)| *id).collect(),
                 new_content: None,
-                ..item(event, None, Some(joined(&old)), reason)
+                attribute: if forgotten {
+                    None
+                } else {
+                    Some(c.attribute.clone())
+                },
+                ..item(event, None, (!forgotten).then(|| joined(&old)), reason)
             }
         }
         Decision::Ignore { reason } => ResultItem {
             new_content: None,
+            attribute: (c.action != FactAction::Forget).then(|| c.attribute.clone()),
             ..item("NOOP", None, None, reason)
         },
     })

@@ -10,7 +10,6 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use chrono::Utc;
-use engram_core::access::subject_hash;
 use engram_core::{validate, MemoryFilter, MemoryState, Page, Role};
 use engram_store::{AuditQuery, ExportChunk, UserExport};
 use uuid::Uuid;
@@ -84,12 +83,13 @@ pub async fn list_audit(
 ) -> Result<Json<AuditListResponse>, ApiError> {
     let limits = &state.config.limits;
     let limit = dto::page_limit(q.limit, 100)?;
-    let subject_hash = q
-        .user_id
-        .as_deref()
-        .map(|u| validate::identifier("user_id", u, limits))
-        .transpose()?
-        .map(|u| subject_hash(caller.tenant_id, &u));
+    let subject_hash = match q.user_id.as_deref() {
+        Some(u) => {
+            let u = validate::identifier("user_id", u, limits)?;
+            Some(state.store.subject_hash(caller.tenant_id, &u).await?)
+        }
+        None => None,
+    };
     let before = dto::cursor(&q.cursor)?.map(|c| (c.created_at, c.id));
     let records = state
         .store

@@ -89,7 +89,7 @@ pub async fn build_context(
         };
         let mut plan = SearchPlan::defaults(&state, query.clone(), filter, top_k as usize);
         plan.reference_time = req.reference_time.map(Timestamp::get);
-        run_search(&state, tenant, plan).await
+        run_search(&state, &caller, plan).await
     };
     let session = async {
         match &session_id {

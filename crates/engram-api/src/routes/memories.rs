@@ -114,7 +114,7 @@ pub async fn search_memories(
             now: state.clock.now(),
         },
     };
-    let (ranked, query_time) = run_search(&state, caller.tenant_id, plan).await?;
+    let (ranked, query_time) = run_search(&state, &caller, plan).await?;
     Ok(Json(SearchResponse {
         results: ranked.into_iter().map(SearchHit::from).collect(),
         query_time,
@@ -154,12 +154,14 @@ impl SearchPlan {
 }
 
 /// Runs a search: candidates, fusion, the period the query names, ranking;
-/// records the returned memories' use. Also returns the period as read.
+/// records the returned memories' use unless the caller's key is read-only
+/// (read-only means no stored row changes). Also returns the period as read.
 pub(crate) async fn run_search(
     state: &AppState,
-    tenant: uuid::Uuid,
+    caller: &Caller,
     plan: SearchPlan,
 ) -> Result<(Vec<ScoredMemory>, Option<QueryTime>), ApiError> {
+    let tenant = caller.tenant_id;
     let SearchPlan {
         query,
         mut filter,
@@ -207,9 +209,11 @@ pub(crate) async fn run_search(
             .collect(),
         &params,
     );
-    state
-        .usage
-        .record(tenant, ranked.iter().map(|r| r.memory.id).collect());
+    if caller.role.records_use() {
+        state
+            .usage
+            .record(tenant, ranked.iter().map(|r| r.memory.id).collect());
+    }
     Ok((ranked, query_time))
 }
 
@@ -431,12 +435,15 @@ pub async fn delete_memories(
         true,
         &state.config.limits,
     )?;
-    let deleted = state
+    let counts = state
         .store
         .unbounded()
         .delete_scope(caller.tenant_id, &scope, caller.audit("scope.delete"))
         .await?;
-    Ok(Json(DeleteScopeResponse { deleted }))
+    Ok(Json(DeleteScopeResponse {
+        deleted: counts.get("memories").copied().unwrap_or(0),
+        counts,
+    }))
 }
 
 pub async fn get_memory_history(

@@ -331,3 +331,53 @@ pub fn events(body: &Value) -> Vec<String> {
         .map(|e| e["event"].as_str().unwrap_or("").to_owned())
         .collect()
 }
+
+/// The URL of the test's own database (made by `#[sqlx::test]`).
+pub fn database_url(pool: &PgPool) -> String {
+    let base = std::env::var("DATABASE_URL").expect("DATABASE_URL is set by `make test`");
+    let db = pool
+        .connect_options()
+        .get_database()
+        .expect("a database name")
+        .to_owned();
+    let (server, _) = base.rsplit_once('/').expect("URL has a path");
+    format!("{server}/{db}")
+}
+
+/// Every place a user's id or words could hide: each text, json, jsonb,
+/// tsvector and array column of every table (read from information_schema,
+/// so new tables are covered), searched case-insensitively.
+pub async fn tables_holding(app: &TestApp, needle: &str) -> Vec<String> {
+    let columns: Vec<(String, String)> = sqlx::query_as(
+        "SELECT table_name::text, column_name::text FROM information_schema.columns
+         WHERE table_schema = 'public'
+           AND (data_type IN ('text', 'character varying', 'json', 'jsonb', 'tsvector', 'ARRAY')
+                OR udt_name IN ('text', 'varchar', 'jsonb', 'tsvector'))",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let tables: Vec<&str> = columns.iter().map(|(t, _)| t.as_str()).collect();
+    for t in [
+        "consolidation_runs",
+        "consolidation_progress",
+        "audit_log",
+        "session_summaries",
+    ] {
+        assert!(tables.contains(&t), "the scan sees {t}");
+    }
+    let mut found = Vec::new();
+    for (table, column) in columns {
+        let n: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM \"{table}\" WHERE \"{column}\"::text ILIKE '%' || $1 || '%'"
+        ))
+        .bind(needle)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        if n > 0 {
+            found.push(format!("{table}.{column} ({n})"));
+        }
+    }
+    found
+}

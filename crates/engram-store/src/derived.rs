@@ -1,0 +1,187 @@
+//! Deleting a fact reaches the text it was drawn from: the turns and the
+//! running summary of the sessions it came from, and the source message its
+//! job recorded in other facts' history (engram-core `forget` decides which
+//! clauses state it). Called in the deleting transaction, before the
+//! memories' rows change, so a delete and its redactions commit together.
+
+use std::collections::BTreeMap;
+
+use engram_core::forget::{redact_summary, redact_turn, FactTrace};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::admin::Counts;
+use crate::StoreError;
+
+/// A deleted fact and where it came from.
+#[derive(sqlx::FromRow)]
+struct Provenance {
+    content: String,
+    value: Option<String>,
+    sessions: Vec<String>,
+    jobs: Vec<Uuid>,
+}
+
+/// Redacts what `ids` stated from their sessions' turns and summaries and
+/// from the source messages their jobs left in history (and, given
+/// `also_job`, from that job's session and messages too: the job that read
+/// a request to forget them), counting
+/// `session_messages_redacted`, `session_summaries_redacted` and
+/// `history_messages_redacted`.
+pub(crate) async fn redact_derived(
+    conn: &mut PgConnection,
+    tenant: Uuid,
+    ids: &[Uuid],
+    also_job: Option<Uuid>,
+    counts: &mut Counts,
+) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    // Each fact with the sessions and jobs it came from: its own session,
+    // a `session:` source, the jobs that added, updated or repeated it.
+    let rows: Vec<Provenance> = sqlx::query_as(
+        "SELECT m.content, m.value,
+                array_remove(array_agg(DISTINCT s.session_id), NULL) AS sessions,
+                array_remove(array_agg(DISTINCT j.job_id), NULL) AS jobs
+         FROM memories m
+         LEFT JOIN LATERAL (
+             SELECT m.job_id AS job_id
+             UNION SELECT $3::uuid WHERE $3::uuid IS NOT NULL
+             UNION SELECT h.job_id FROM memory_history h
+                   WHERE h.tenant_id = m.tenant_id AND h.memory_id = m.id AND h.job_id IS NOT NULL
+         ) j ON true
+         LEFT JOIN LATERAL (
+             SELECT m.session_id AS session_id
+             UNION SELECT substr(m.source_ref, 9) WHERE m.source_ref LIKE 'session:%'
+             UNION SELECT jb.session_id FROM jobs jb WHERE jb.tenant_id = m.tenant_id AND jb.id = j.job_id
+         ) s ON true
+         WHERE m.tenant_id = $1 AND m.id = ANY($2)
+         GROUP BY m.id, m.content, m.value",
+    )
+    .bind(tenant)
+    .bind(ids)
+    .bind(also_job)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut by_session: BTreeMap<String, Vec<FactTrace>> = BTreeMap::new();
+    let mut by_job: BTreeMap<Uuid, Vec<FactTrace>> = BTreeMap::new();
+    for Provenance {
+        content,
+        value,
+        sessions,
+        jobs,
+    } in rows
+    {
+        let trace = FactTrace::new(&content, value.as_deref());
+        for s in sessions {
+            by_session.entry(s).or_default().push(trace.clone());
+        }
+        for j in jobs {
+            by_job.entry(j).or_default().push(trace.clone());
+        }
+    }
+
+    let mut turns = 0i64;
+    let mut summaries = 0i64;
+    for (session, facts) in &by_session {
+        // The session row first, as a summary being saved takes it: a
+        // summary built from the turns before this redaction retries.
+        sqlx::query(
+            "UPDATE sessions SET redactions = redactions + 1
+             WHERE tenant_id = $1 AND session_id = $2",
+        )
+        .bind(tenant)
+        .bind(session)
+        .execute(&mut *conn)
+        .await?;
+        let stored: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT seq, content FROM session_messages
+             WHERE tenant_id = $1 AND session_id = $2 ORDER BY seq FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(session)
+        .fetch_all(&mut *conn)
+        .await?;
+        for (seq, content) in stored {
+            if let Some(redacted) = redact_turn(&content, facts) {
+                sqlx::query(
+                    "UPDATE session_messages SET content = $4, redacted_at = now()
+                     WHERE tenant_id = $1 AND session_id = $2 AND seq = $3",
+                )
+                .bind(tenant)
+                .bind(session)
+                .bind(seq)
+                .bind(redacted)
+                .execute(&mut *conn)
+                .await?;
+                turns += 1;
+            }
+        }
+        let summary: Option<String> = sqlx::query_scalar(
+            "SELECT content FROM session_summaries WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(session)
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(redacted) = summary.and_then(|s| redact_summary(&s, facts)) {
+            sqlx::query(
+                "UPDATE session_summaries SET content = $3, updated_at = now()
+                 WHERE tenant_id = $1 AND session_id = $2",
+            )
+            .bind(tenant)
+            .bind(session)
+            .bind(redacted)
+            .execute(&mut *conn)
+            .await?;
+            summaries += 1;
+        }
+    }
+
+    // The same message is the source of the other facts its job read.
+    let mut history = 0i64;
+    for (job, facts) in &by_job {
+        let stored: Vec<(Uuid, String)> = sqlx::query_as(
+            "SELECT id, source_message FROM memory_history
+             WHERE tenant_id = $1 AND job_id = $2 AND source_message IS NOT NULL
+               AND NOT memory_id = ANY($3)",
+        )
+        .bind(tenant)
+        .bind(job)
+        .bind(ids)
+        .fetch_all(&mut *conn)
+        .await?;
+        for (id, message) in stored {
+            if let Some(redacted) = redact_turn(&message, facts) {
+                sqlx::query(
+                    "UPDATE memory_history SET source_message = $3 WHERE tenant_id = $1 AND id = $2",
+                )
+                .bind(tenant)
+                .bind(id)
+                .bind(redacted)
+                .execute(&mut *conn)
+                .await?;
+                history += 1;
+            }
+        }
+    }
+    // Job results quote the facts they produced or replaced.
+    let scrubbed = sqlx::query(crate::admin::SCRUB_JOB_RESULTS)
+        .bind(tenant)
+        .bind(ids)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    *counts.entry("job_results_scrubbed".into()).or_default() += scrubbed as i64;
+    *counts
+        .entry("session_messages_redacted".into())
+        .or_default() += turns;
+    *counts
+        .entry("session_summaries_redacted".into())
+        .or_default() += summaries;
+    *counts
+        .entry("history_messages_redacted".into())
+        .or_default() += history;
+    Ok(())
+}
