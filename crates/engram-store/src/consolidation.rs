@@ -578,7 +578,13 @@ impl Store {
             return Ok(None);
         }
         let out = body.await;
-        // Closing the session releases the lock, whatever happened meanwhile.
+        // Unlocked explicitly first: a closed session's locks are released
+        // only when its backend has exited, a moment after the close, and the
+        // next run must not find them still held. Closing the session then
+        // releases the lock whatever happened meanwhile.
+        let _ = sqlx::query("SELECT pg_advisory_unlock_all()")
+            .execute(&mut conn)
+            .await;
         let _ = sqlx::Connection::close(conn).await;
         Ok(Some(out))
     }
