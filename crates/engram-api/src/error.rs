@@ -149,7 +149,12 @@ impl From<StoreError> for ApiError {
                 "Idempotency-Key",
                 "was used for a different request (another user or body); use a new key",
             ),
-            StoreError::Unavailable(e) => Self::Unavailable(format!("database unavailable: {e}")),
+            StoreError::Unavailable(e) => {
+                // The driver's words stay in the log; the client learns what
+                // is unavailable.
+                tracing::warn!(error = %e, "database unavailable");
+                Self::Unavailable("the database is unavailable; retry shortly".into())
+            }
             StoreError::StatementTimeout => Self::QueryTimeout,
             other => Self::Internal(other.to_string()),
         }
@@ -159,7 +164,10 @@ impl From<StoreError> for ApiError {
 impl From<EmbedError> for ApiError {
     fn from(e: EmbedError) -> Self {
         match e {
-            EmbedError::Remote(m) => Self::Unavailable(format!("embedding service failed: {m}")),
+            EmbedError::Remote(m) => {
+                tracing::warn!(error = %m, "embedding service failed");
+                Self::Unavailable("the embedding service is unavailable; retry shortly".into())
+            }
             other => Self::Internal(other.to_string()),
         }
     }
@@ -173,10 +181,7 @@ impl IntoResponse for ApiError {
                 tracing::error!(error = %detail, "internal error");
                 "the server failed to handle this request; see its logs".to_owned()
             }
-            Self::Unavailable(detail) => {
-                tracing::warn!(error = %detail, "dependency unavailable");
-                detail.clone()
-            }
+            Self::Unavailable(detail) => detail.clone(),
             other => other.to_string(),
         };
         let field = match &self {

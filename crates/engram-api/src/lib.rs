@@ -5,11 +5,12 @@ mod audit;
 mod auth;
 pub mod dto;
 mod error;
-mod extract;
-mod limits;
+mod extractors;
 pub mod metrics;
 mod routes;
+mod search;
 mod state;
+mod timeout;
 
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::DefaultBodyLimit;
@@ -33,7 +34,7 @@ pub use state::{
     ApiConfig, ApiKey, AppState, Caller, KeyLimiter, ModelsInfo, RateLimit, UsageRecorder,
 };
 
-use routes::{add, admin, context, health, jobs, memories, sessions};
+use routes::{add, admin, context, gdpr, health, jobs, memories, sessions};
 
 struct Route {
     method: Method,
@@ -166,37 +167,37 @@ fn routes() -> Vec<Route> {
             M::GET,
             "/v1/admin/users/{user_id}/memories",
             gdpr,
-            admin::list_user_memories,
+            gdpr::list_user_memories,
         ),
         route(
             M::POST,
             "/v1/admin/users/{user_id}/search",
             gdpr,
-            admin::search_user_memories,
+            gdpr::search_user_memories,
         ),
         route(
             M::DELETE,
             "/v1/admin/users/{user_id}/memories/{id}",
             gdpr,
-            admin::purge_user_memory,
+            gdpr::purge_user_memory,
         ),
         route(
             M::GET,
             "/v1/admin/users/{user_id}/export",
             gdpr,
-            admin::export_user,
+            gdpr::export_user,
         ),
         route(
             M::DELETE,
             "/v1/admin/users/{user_id}",
             gdpr,
-            admin::erase_user,
+            gdpr::erase_user,
         ),
         route(
             M::DELETE,
             "/v1/admin/sources/{source_ref}",
             gdpr,
-            admin::purge_source,
+            gdpr::purge_source,
         ),
     ]
 }
@@ -263,7 +264,7 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(max_body))
         .layer(from_fn(move |req, next| {
-            limits::timeout(timeout, req, next)
+            timeout::timeout(timeout, req, next)
         }))
         // Outside the timeout, so requests answered 503 for it are counted.
         .layer(from_fn(metrics::track))

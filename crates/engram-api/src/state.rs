@@ -65,10 +65,6 @@ pub struct ApiConfig {
     pub session_window_tokens: u32,
     /// What the workers extract and summarise with (shown by /readyz).
     pub models: ModelsInfo,
-    /// Thresholds of runs started with `POST /v1/admin/consolidate`.
-    pub consolidation: engram_worker::ConsolidationSettings,
-    /// Reviews their weak conflicts (the LLM, when one is configured).
-    pub conflict_reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -101,8 +97,6 @@ impl Default for ApiConfig {
             export_page: 500,
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
             session_window_tokens: 2000,
-            consolidation: Default::default(),
-            conflict_reviewer: None,
             models: ModelsInfo::default(),
         }
     }

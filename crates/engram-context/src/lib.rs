@@ -8,6 +8,7 @@ pub mod tokens;
 pub mod window;
 
 pub use block::{assemble, Block, Candidates, Part, Section};
-pub use summary::{extractive, fit, ExtractiveSummarizer, SummarizeError, Summarizer, Turn};
+pub use engram_core::session::{SummarizeError, Summarizer, Turn};
+pub use summary::{extractive, fit, ExtractiveSummarizer};
 pub use tokens::{Encoding, TokenCounter};
 pub use window::window_start;

@@ -5,29 +5,9 @@
 
 use async_trait::async_trait;
 use engram_core::extract::clauses;
+use engram_core::session::{SummarizeError, Summarizer, Turn};
 
 use crate::tokens::TokenCounter;
-
-#[derive(Debug, thiserror::Error)]
-pub enum SummarizeError {
-    #[error("the summarizer failed: {0}")]
-    Service(String),
-}
-
-/// Folds turns that left the window into a session's running summary.
-#[async_trait]
-pub trait Summarizer: Send + Sync {
-    /// Recorded with each summary: `extractive`, or the LLM's model.
-    fn id(&self) -> &str;
-    /// The summary after `turns`, given the one before; it should stay
-    /// within `max_tokens` (the caller enforces it).
-    async fn summarize(
-        &self,
-        previous: &str,
-        turns: &[Turn],
-        max_tokens: usize,
-    ) -> Result<String, SummarizeError>;
-}
 
 /// The summarizer without an LLM: [`extractive`].
 pub struct ExtractiveSummarizer {
@@ -58,13 +38,6 @@ pub fn fit(summary: &str, max_tokens: usize, counter: &TokenCounter) -> String {
         lines.remove(0);
     }
     lines.join("\n")
-}
-
-/// One turn that left the window.
-#[derive(Debug, Clone)]
-pub struct Turn {
-    pub role: String,
-    pub content: String,
 }
 
 const PLEASANTRIES: &[&str] = &[

@@ -1,36 +1,4 @@
-//! The short-term window: the most recent turns that fit a token budget.
+//! The short-term window rule lives in engram-core (`session::window_start`),
+//! where the store uses it too.
 
-/// Where the window starts: the index of the oldest turn kept, given each
-/// turn's token count (oldest first). The window is the longest run of
-/// newest turns whose tokens sum to at most `budget`; everything before it
-/// has left the window. A single turn larger than the budget leaves it too:
-/// the window never exceeds its budget.
-pub fn window_start(tokens: &[usize], budget: usize) -> usize {
-    let mut used = 0;
-    for (i, t) in tokens.iter().enumerate().rev() {
-        if used + t > budget {
-            return i + 1;
-        }
-        used += t;
-    }
-    0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keeps_the_newest_turns_that_fit_by_tokens_not_by_count() {
-        assert_eq!(window_start(&[10, 10, 10], 30), 0);
-        assert_eq!(window_start(&[10, 10, 10], 29), 1);
-        // One long turn pushes out several short ones.
-        assert_eq!(window_start(&[5, 5, 5, 5, 25], 30), 3);
-        assert_eq!(
-            window_start(&[5, 5, 5, 5, 31], 30),
-            5,
-            "too big for any window"
-        );
-        assert_eq!(window_start(&[], 30), 0);
-    }
-}
+pub use engram_core::session::window_start;

@@ -15,6 +15,7 @@ pub mod policy;
 pub mod query;
 pub mod querytime;
 pub mod scoring;
+pub mod session;
 pub mod time;
 pub mod timephrase;
 pub mod validate;

@@ -3,7 +3,7 @@
 use async_openai::config::OpenAIConfig;
 use async_openai::Client;
 use async_trait::async_trait;
-use engram_context::{SummarizeError, Summarizer, Turn};
+use engram_core::session::{SummarizeError, Summarizer, Turn};
 use serde_json::json;
 
 use crate::{completion_text, http_client, LlmConfig};

@@ -566,15 +566,8 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn api_config(
-        &self,
-        context: &ContextArgs,
-        consolidation: engram_worker::ConsolidationSettings,
-    ) -> engram_api::ApiConfig {
+    pub fn api_config(&self, context: &ContextArgs) -> engram_api::ApiConfig {
         engram_api::ApiConfig {
-            consolidation,
-            // Set by the caller that knows the LLM.
-            conflict_reviewer: None,
             models: engram_api::ModelsInfo::default(),
             tokens: engram_context::TokenCounter::new(context.tokenizer),
             session_window_tokens: context.session_window_tokens.max(1),

@@ -181,16 +181,18 @@ pub fn pipeline(
         }),
         counter,
         config: PipelineConfig::default(),
+        reviewer: None,
     }
 }
 
 /// The pipeline as configured: the LLM (or rules and extractive summaries),
-/// the tokenizer and the summary size.
+/// the tokenizer, the summary size, and what consolidation jobs change.
 pub fn configured_pipeline(
     store: Store,
     embedder: Arc<dyn Embedder>,
     llm: &config::LlmArgs,
     context: &config::ContextArgs,
+    consolidation: engram_worker::ConsolidationSettings,
     clock: Arc<dyn Clock>,
 ) -> Arc<ExtractionPipeline> {
     let counter = TokenCounter::new(context.tokenizer);
@@ -198,6 +200,8 @@ pub fn configured_pipeline(
     p.summarizer = summarizer(llm, &counter);
     p.counter = counter;
     p.config.summary_max_tokens = context.summary_max_tokens as usize;
+    p.config.consolidation = consolidation;
+    p.reviewer = conflict_reviewer(llm);
     Arc::new(p)
 }
 

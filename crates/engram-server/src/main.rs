@@ -141,6 +141,9 @@ struct WorkerCommand {
     llm: LlmArgs,
     #[command(flatten)]
     context: ContextArgs,
+    /// What the consolidation jobs this worker takes change.
+    #[command(flatten)]
+    rules: ConsolidationRules,
     /// Address to serve `GET /metrics` on, e.g. 127.0.0.1:9091 (none by default).
     #[arg(long = "metrics-bind", env = "ENGRAM_WORKER_METRICS_BIND")]
     metrics_bind: Option<std::net::SocketAddr>,
@@ -290,8 +293,7 @@ async fn run() -> anyhow::Result<()> {
             let embedder = embedder(&embed)?;
             let clock: Arc<dyn Clock> = Arc::new(SystemClock);
             let reviewer = engram_server::conflict_reviewer(&llm);
-            let mut api_config = args.api_config(&context, rules);
-            api_config.conflict_reviewer = reviewer.clone();
+            let mut api_config = args.api_config(&context);
             api_config.models = engram_server::models_info(&llm);
             tracing::info!(extractor = %api_config.models.extractor, summarizer = %api_config.models.summarizer, "models");
             let (state, usage_task) = prepare(
@@ -304,7 +306,14 @@ async fn run() -> anyhow::Result<()> {
             .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let mut workers = engram_worker::spawn_workers(
-                configured_pipeline(store.clone(), embedder, &llm, &context, clock.clone()),
+                configured_pipeline(
+                    store.clone(),
+                    embedder,
+                    &llm,
+                    &context,
+                    rules,
+                    clock.clone(),
+                ),
                 worker.worker_config(),
                 stopped.clone(),
             );
@@ -344,8 +353,10 @@ async fn run() -> anyhow::Result<()> {
                 worker,
                 llm,
                 context,
+                rules,
                 metrics_bind,
             } = *cmd;
+            let rules = rules.settings()?;
             tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
             let models = engram_server::models_info(&llm);
             tracing::info!(extractor = %models.extractor, summarizer = %models.summarizer, "models");
@@ -361,7 +372,14 @@ async fn run() -> anyhow::Result<()> {
                 None => None,
             };
             let workers = engram_worker::spawn_workers(
-                configured_pipeline(store, embedder, &llm, &context, Arc::new(SystemClock)),
+                configured_pipeline(
+                    store,
+                    embedder,
+                    &llm,
+                    &context,
+                    rules,
+                    Arc::new(SystemClock),
+                ),
                 worker.worker_config(),
                 stopped,
             );

@@ -337,12 +337,13 @@ async fn an_llm_reviews_weak_conflicts_and_the_rules_decide_the_rest(pool: PgPoo
         timeout: std::time::Duration::from_secs(2),
         ..Default::default()
     });
-    let app = common::spawn_app_with(
+    let app = common::spawn_app_reviewing(
         pool.clone(),
-        engram_api::ApiConfig {
-            conflict_reviewer: Some(std::sync::Arc::new(reviewer)),
-            ..Default::default()
-        },
+        engram_api::ApiConfig::default(),
+        common::fast_workers(1),
+        std::sync::Arc::new(engram_core::extract::RulesExtractor),
+        None,
+        Some(std::sync::Arc::new(reviewer)),
     )
     .await;
     let day = Utc::now() - Duration::days(3);

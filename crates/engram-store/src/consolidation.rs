@@ -546,6 +546,17 @@ impl Store {
         .await?)
     }
 
+    /// One run.
+    pub async fn get_run(&self, id: Uuid) -> Result<ConsolidationRun, StoreError> {
+        sqlx::query_as(&format!(
+            "SELECT {RUN_COLUMNS} FROM consolidation_runs WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+
     /// The latest runs, newest first.
     pub async fn list_runs(&self, limit: usize) -> Result<Vec<ConsolidationRun>, StoreError> {
         Ok(sqlx::query_as(&format!(

@@ -89,22 +89,59 @@ pub struct Enqueued {
     pub raw: Vec<InsertOutcome>,
 }
 
-/// What a job does.
+/// What a job does. Each kind has one payload type, defined here, that
+/// both the side that enqueues it and the worker that runs it use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
-    /// Extract facts from messages (the payload).
+    /// Extract facts from messages (payload: the extraction request, built
+    /// by the API's ingest use-case).
     Extract,
-    /// Fold a session's turns that left its window into its summary.
+    /// Fold a session's turns that left its window into its summary
+    /// ([`SummarizePayload`]).
     Summarize,
+    /// A consolidation run ([`ConsolidatePayload`]).
+    Consolidate,
 }
 
 impl JobKind {
+    pub const ALL: [JobKind; 3] = [JobKind::Extract, JobKind::Summarize, JobKind::Consolidate];
+
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Extract => "extract",
             JobKind::Summarize => "summarize",
+            JobKind::Consolidate => "consolidate",
         }
     }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// What a summarize job carries.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SummarizePayload {
+    pub session_id: String,
+    /// The last turn to fold in.
+    pub through_seq: i64,
+}
+
+/// What a consolidation job carries: one user of the job's tenant, or
+/// (`user_id` absent) everyone in every tenant.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ConsolidatePayload {
+    pub user_id: Option<String>,
+    pub dry_run: bool,
+}
+
+/// A finished consolidation job's one result: the run it made, or that
+/// another run held the cluster lock.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum ConsolidateOutcome {
+    Run { run_id: Uuid },
+    Busy,
 }
 
 /// Inserts a job inside the caller's transaction and wakes the workers when
@@ -142,6 +179,32 @@ pub(crate) async fn insert_job_in(
             .await?;
     }
     Ok(id)
+}
+
+/// Marks a job done with `results` (its payload cleared) inside the
+/// caller's transaction; `NotFound` when it was deleted meanwhile (erasure,
+/// a source purge).
+pub(crate) async fn finish_job_in(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    id: Uuid,
+    results: &serde_json::Value,
+) -> Result<(), StoreError> {
+    let done = sqlx::query(
+        "UPDATE jobs SET status = 'done', results = $3, payload = NULL, finished_at = now(),
+                locked_by = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
+         WHERE tenant_id = $1 AND id = $2",
+    )
+    .bind(tenant)
+    .bind(id)
+    .bind(results)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if done == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
 }
 
 impl Store {
@@ -185,6 +248,60 @@ impl Store {
             created: true,
             raw,
         })
+    }
+
+    /// Enqueues a consolidation run; its job row names the user (so erasing
+    /// them removes it too).
+    pub async fn enqueue_consolidation(
+        &self,
+        tenant: Uuid,
+        payload: &ConsolidatePayload,
+    ) -> Result<Uuid, StoreError> {
+        let job = NewJob {
+            scope: engram_core::Scope {
+                user_id: payload.user_id.clone(),
+                ..Default::default()
+            },
+            payload: serde_json::to_value(payload).unwrap_or_default(),
+            idempotency_key: None,
+            fingerprint: None,
+            // A run resumes where it stopped; one attempt more is enough.
+            max_attempts: 2,
+            source_ref: None,
+        };
+        let mut tx = self.tenant_tx(tenant).await?;
+        let id = insert_job_in(&mut tx, tenant, JobKind::Consolidate, &job)
+            .await?
+            .ok_or_else(|| StoreError::Conflict("the job was not created".into()))?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Ends a job that wrote its work elsewhere (a consolidation) with
+    /// `results`; `NotFound` when it was deleted meanwhile.
+    pub async fn finish_job(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+        results: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        finish_job_in(&mut tx, tenant, id, results).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Holds a claimed job for `secs` from now (long work such as a
+    /// consolidation run, which heartbeats on its own record).
+    pub async fn extend_lease(&self, id: Uuid, secs: f64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE jobs SET locked_until = now() + make_interval(secs => $2) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(secs)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
     pub async fn get_job(&self, tenant: Uuid, id: Uuid) -> Result<JobRow, StoreError> {

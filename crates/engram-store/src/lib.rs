@@ -33,7 +33,10 @@ pub use export::{
     ExportedMemory, ExportedSession, UserExport, EXPORT_FORMAT, EXPORT_VERSION,
 };
 pub use extraction::{ExtractionTx, FactContext};
-pub use jobs::{Enqueued, JobKind, JobRow, NewJob, QueueStat, JOBS_CHANNEL};
+pub use jobs::{
+    ConsolidateOutcome, ConsolidatePayload, Enqueued, JobKind, JobRow, NewJob, QueueStat,
+    SummarizePayload, JOBS_CHANNEL,
+};
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
 pub use memories::{Candidate, InsertOutcome};
 pub use profile::UserSummary;

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::jobs::{insert_job_in, JobKind, NewJob};
+use crate::jobs::{finish_job_in, insert_job_in, JobKind, NewJob, SummarizePayload};
 use crate::{Store, StoreError};
 
 /// A turn to append, its tokens already counted.
@@ -174,7 +174,7 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         let tokens: Vec<usize> = pending.iter().map(|(_, t)| *t as usize).collect();
-        let start = engram_context::window_start(&tokens, window as usize);
+        let start = engram_core::session::window_start(&tokens, window as usize);
         let left_window: Vec<i64> = pending[..start].iter().map(|(s, _)| *s).collect();
         let summarize_job = match left_window.last() {
             Some(&through) => {
@@ -184,7 +184,11 @@ impl Store {
                         agent_id: None,
                         session_id: Some(session_id.to_owned()),
                     },
-                    payload: json!({"session_id": session_id, "through_seq": through}),
+                    payload: serde_json::to_value(SummarizePayload {
+                        session_id: session_id.to_owned(),
+                        through_seq: through,
+                    })
+                    .unwrap_or_default(),
                     idempotency_key: Some(format!("summarize:{session_id}:{through}")),
                     fingerprint: None,
                     max_attempts,
@@ -252,7 +256,7 @@ impl Store {
         // Turns that left the window but whose summary job has not run yet
         // are not in the window either.
         let tokens: Vec<usize> = pending.iter().map(|t| t.tokens as usize).collect();
-        let start = engram_context::window_start(&tokens, info.window_tokens as usize);
+        let start = engram_core::session::window_start(&tokens, info.window_tokens as usize);
         Ok(SessionState {
             info,
             summary,
@@ -310,21 +314,7 @@ impl Store {
         let mut tx = self.tenant_tx(tenant).await?;
         // Job results are a list of fact outcomes; a summary has none (it
         // lives on the session, with the turns it covers).
-        let results = json!([]);
-        let done = sqlx::query(
-            "UPDATE jobs SET status = 'done', results = $3, payload = NULL, finished_at = now(),
-                    locked_by = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
-             WHERE tenant_id = $1 AND id = $2",
-        )
-        .bind(tenant)
-        .bind(job_id)
-        .bind(results)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if done == 0 {
-            return Err(StoreError::NotFound);
-        }
+        finish_job_in(&mut tx, tenant, job_id, &json!([])).await?;
         let (Some(&first), Some(&last)) = (summary.seqs.first(), summary.seqs.last()) else {
             tx.commit().await?;
             return Ok(());

@@ -13,7 +13,10 @@ use engram_core::policy::{
     find_secret, instruction_reason, redact_secrets, screen, Allowances, Refusal,
 };
 use engram_core::{Clock, Embedder, SourceType};
-use engram_store::{ExtractionTx, FactContext, JobKind, JobRow, NewSummary, Store, StoreError};
+use engram_store::{
+    ConsolidateOutcome, ConsolidatePayload, ExtractionTx, FactContext, JobKind, JobRow, NewSummary,
+    Store, StoreError, SummarizePayload,
+};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -24,6 +27,8 @@ pub struct PipelineConfig {
     pub decide: DecideParams,
     /// The most tokens a session's running summary may take.
     pub summary_max_tokens: usize,
+    /// What a consolidation job's run changes.
+    pub consolidation: crate::ConsolidationSettings,
 }
 
 impl Default for PipelineConfig {
@@ -32,6 +37,7 @@ impl Default for PipelineConfig {
             neighbours: 5,
             decide: DecideParams::default(),
             summary_max_tokens: 400,
+            consolidation: Default::default(),
         }
     }
 }
@@ -107,34 +113,69 @@ pub struct ExtractionPipeline {
     /// Counts summary tokens, with the tokenizer the context uses.
     pub counter: TokenCounter,
     pub config: PipelineConfig,
+    /// Reviews weak conflicts in consolidation runs (an LLM, when one is
+    /// configured).
+    pub reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
 }
 
-/// What a summarize job carries.
-#[derive(serde::Deserialize)]
-struct SummarizeRequest {
-    session_id: String,
-    through_seq: i64,
+/// A job's payload as its kind's type.
+fn payload<T: serde::de::DeserializeOwned>(job: &JobRow) -> Result<T, JobError> {
+    let payload = job
+        .payload
+        .clone()
+        .ok_or_else(|| JobError::Payload("no payload".into()))?;
+    serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))
 }
 
 impl ExtractionPipeline {
     /// Runs a claimed job to completion; the caller records a failure.
     /// Returns what an extraction did (a summary reports nothing here).
     pub async fn process(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {
-        if job.kind == JobKind::Summarize.as_str() {
-            self.summarize(job).await?;
-            return Ok(Vec::new());
+        match JobKind::parse(&job.kind) {
+            Some(JobKind::Extract) => self.extract(job).await,
+            Some(JobKind::Summarize) => self.summarize(job).await.map(|()| Vec::new()),
+            Some(JobKind::Consolidate) => self.consolidate(job).await.map(|()| Vec::new()),
+            None => Err(JobError::Payload(format!(
+                "unknown job kind {:?}",
+                job.kind
+            ))),
         }
-        self.extract(job).await
+    }
+
+    /// Runs the consolidation a job asks for and records which run it made
+    /// (or that another run held the cluster lock) as the job's result.
+    async fn consolidate(&self, job: &JobRow) -> Result<(), JobError> {
+        let request: ConsolidatePayload = payload(job)?;
+        let target = match request.user_id {
+            Some(user_id) => crate::RunTarget::User {
+                tenant: job.tenant_id,
+                user_id,
+            },
+            None => crate::RunTarget::Everyone,
+        };
+        let consolidator = crate::Consolidator {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            settings: self.config.consolidation,
+            reviewer: self.reviewer.clone(),
+        };
+        let outcome = match consolidator
+            .run(target, request.dry_run, "api", None)
+            .await?
+        {
+            Some(run) => ConsolidateOutcome::Run { run_id: run.id },
+            None => ConsolidateOutcome::Busy,
+        };
+        let results = serde_json::json!([outcome]);
+        self.store
+            .finish_job(job.tenant_id, job.id, &results)
+            .await?;
+        Ok(())
     }
 
     /// Folds the session's turns up to the job's mark into its summary.
     async fn summarize(&self, job: &JobRow) -> Result<(), JobError> {
-        let payload = job
-            .payload
-            .clone()
-            .ok_or_else(|| JobError::Payload("no payload".into()))?;
-        let request: SummarizeRequest =
-            serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))?;
+        let request: SummarizePayload = payload(job)?;
         let work = self
             .store
             .summary_work(job.tenant_id, &request.session_id, request.through_seq)
@@ -183,12 +224,7 @@ impl ExtractionPipeline {
     }
 
     async fn extract(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {
-        let payload = job
-            .payload
-            .clone()
-            .ok_or_else(|| JobError::Payload("no payload".into()))?;
-        let request: ExtractionRequest =
-            serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))?;
+        let request: ExtractionRequest = payload(job)?;
         let (mut results, eligible) = screen_sentences(&request);
         let inputs: Vec<InputMessage> = eligible.iter().map(|(_, m)| m.clone()).collect();
         let mut accepted: Vec<Candidate> = Vec::new();

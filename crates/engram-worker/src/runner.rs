@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use engram_store::JOBS_CHANNEL;
+use engram_store::{JobKind, JOBS_CHANNEL};
 use sqlx::postgres::PgListener;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
@@ -137,6 +137,9 @@ async fn work(
 }
 
 /// What ended a job's attempt other than finishing.
+/// How long a consolidation job may run.
+const CONSOLIDATION_LEASE: Duration = Duration::from_secs(6 * 3600);
+
 const PANICKED: &str =
     "the job panicked (a bug in Engram; the server log says where); it is retried, then failed";
 
@@ -159,12 +162,24 @@ pub async fn run_one(
         return Ok(false);
     };
     let started = std::time::Instant::now();
+    // A consolidation run can outlast an extraction's lease by far; it
+    // heartbeats on its own record and resumes where it stopped.
+    let lease = if job.kind == JobKind::Consolidate.as_str() {
+        let lease = config.lease.max(CONSOLIDATION_LEASE);
+        pipeline
+            .store
+            .extend_lease(job.id, lease.as_secs_f64())
+            .await?;
+        lease
+    } else {
+        config.lease
+    };
     let task = tokio::spawn({
         let (pipeline, job) = (pipeline.clone(), job.clone());
         async move { pipeline.process(&job).await }
     });
     let abort = task.abort_handle();
-    let attempt = match tokio::time::timeout(config.lease, task).await {
+    let attempt = match tokio::time::timeout(lease, task).await {
         Ok(Ok(Ok(results))) => Ok(results),
         Ok(Ok(Err(e))) => Err(e.to_string()),
         Ok(Err(e)) if e.is_panic() => {
@@ -176,7 +191,7 @@ pub async fn run_one(
             abort.abort();
             Err(format!(
                 "the job ran longer than its lease ({} s) and was abandoned",
-                config.lease.as_secs()
+                lease.as_secs()
             ))
         }
     };

@@ -1,8 +1,6 @@
 //! `POST /v1/memories`: verbatim (`infer: false`, 201) or through background
 //! extraction (`infer: true`, 202 with a job, or the job's results with `wait`).
 
-use std::time::Duration;
-
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -14,10 +12,14 @@ use engram_core::time::{self, Timestamp};
 use engram_core::{validate, JobStatus, MemoryKind, NewMemory, Scope, Source, SourceType};
 use engram_store::NewJob;
 
-use super::memories::embed_all;
-use crate::dto::{self, *};
+use crate::dto::{
+    self, AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, JobOut, Role,
+    ValidMessage,
+};
 use crate::error::ApiError;
-use crate::extract::ApiJson;
+use crate::extractors::ApiJson;
+use crate::routes::jobs::wait_for_job;
+use crate::search::embed_all;
 use crate::state::{AppState, Caller};
 
 /// The fields every add shares, validated.
@@ -303,22 +305,10 @@ async fn add_inferred(
         .collect();
 
     if req.wait.unwrap_or(false) {
-        let now = tokio::time::Instant::now();
-        let deadline = now
-            .checked_add(state.config.add_wait_timeout)
-            .unwrap_or(now);
-        loop {
-            let job = state
-                .store
-                .get_job(caller.tenant_id, enqueued.job_id)
-                .await?;
-            if matches!(job.status(), JobStatus::Done | JobStatus::Failed) {
-                return Ok((StatusCode::OK, Json(JobOut::from(job))).into_response());
-            }
-            if tokio::time::Instant::now() >= deadline {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+        let timeout = state.config.add_wait_timeout;
+        let waited = wait_for_job(&state, caller.tenant_id, enqueued.job_id, timeout).await?;
+        if let Some(job) = waited {
+            return Ok((StatusCode::OK, Json(JobOut::from(job))).into_response());
         }
     }
     let status = if enqueued.created {

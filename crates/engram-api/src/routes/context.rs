@@ -12,11 +12,14 @@ use engram_core::validate;
 use engram_core::{Memory, MemoryFilter, MemoryPatch, Scope};
 use engram_store::StoreError;
 
-use crate::dto::{self, *};
+use crate::dto::{
+    self, ContextRequest, ContextResponse, MemoryOut, PatchProfileRequest, ProfileQuery,
+    ProfileResponse, ProfileSummaryOut,
+};
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiQuery};
-use crate::routes::admin::path_identifier;
-use crate::routes::memories::{embed_one, run_search, SearchPlan};
+use crate::extractors::{ApiJson, ApiQuery};
+use crate::routes::gdpr::path_identifier;
+use crate::search::{embed_one, run_search, SearchPlan};
 use crate::state::{AppState, Caller};
 
 /// The most profile entries a profile or a context call considers.

@@ -10,10 +10,13 @@ use engram_core::validate;
 use engram_core::{Scope, Source, SourceType};
 use engram_store::{Append, NewJob, NewTurn};
 
-use crate::dto::{self, *};
+use crate::dto::{
+    self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
+    ListTurnsResponse, SessionOut,
+};
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiQuery};
-use crate::routes::admin::{path_identifier, run_source_purge};
+use crate::extractors::{ApiJson, ApiQuery};
+use crate::routes::gdpr::{path_identifier, run_source_purge};
 use crate::state::{AppState, Caller};
 
 fn session_path(state: &AppState, raw: &str) -> Result<String, ApiError> {

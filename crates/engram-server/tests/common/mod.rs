@@ -85,6 +85,19 @@ pub async fn spawn_app_models(
     extractor: Arc<dyn engram_core::extract::Extractor>,
     summarizer: Option<Arc<dyn engram_context::Summarizer>>,
 ) -> TestApp {
+    spawn_app_reviewing(pool, config, workers, extractor, summarizer, None).await
+}
+
+/// As `spawn_app_models`, with a reviewer of weak conflicts for the
+/// consolidation jobs the workers run.
+pub async fn spawn_app_reviewing(
+    pool: PgPool,
+    config: ApiConfig,
+    workers: WorkerConfig,
+    extractor: Arc<dyn engram_core::extract::Extractor>,
+    summarizer: Option<Arc<dyn engram_context::Summarizer>>,
+    reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
+) -> TestApp {
     let _ = tracing_subscriber::fmt()
         .with_test_writer()
         .with_env_filter("warn,sqlx=error")
@@ -102,6 +115,7 @@ pub async fn spawn_app_models(
             if let Some(s) = summarizer {
                 p.summarizer = s;
             }
+            p.reviewer = reviewer;
             p
         }),
         workers,

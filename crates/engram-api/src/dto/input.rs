@@ -1,0 +1,168 @@
+//! Translation of request values into domain values: scopes, messages,
+//! stored text, pages and cursors, each error naming its field.
+
+use chrono::{DateTime, Utc};
+use engram_core::time::Timestamp;
+use engram_core::validate::{self, in_range};
+use engram_core::{Cursor, FieldError, Limits, MemoryFilter, Scope};
+
+use super::{KindFilter, MessageIn, Role, SearchFilters};
+
+/// A page size: `default` when absent, else 1..=1000 (422 naming `limit`).
+pub fn page_limit(limit: Option<i64>, default: i64) -> Result<usize, crate::error::ApiError> {
+    let limit = limit.unwrap_or(default);
+    if !(1..=1000).contains(&limit) {
+        return Err(crate::error::ApiError::validation(
+            "limit",
+            "must be between 1 and 1000",
+        ));
+    }
+    Ok(limit as usize)
+}
+
+/// Validates scope identifiers; `require_owner` demands a user or agent.
+pub fn scope(
+    user_id: &Option<String>,
+    agent_id: &Option<String>,
+    session_id: &Option<String>,
+    require_owner: bool,
+    limits: &Limits,
+) -> Result<Scope, FieldError> {
+    let check = |field: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|v| validate::identifier(field, v, limits))
+            .transpose()
+    };
+    let scope = Scope {
+        user_id: check("user_id", user_id)?,
+        agent_id: check("agent_id", agent_id)?,
+        session_id: check("session_id", session_id)?,
+    };
+    if require_owner && scope.user_id.is_none() && scope.agent_id.is_none() {
+        return Err(FieldError::new(
+            "user_id",
+            "a user_id or agent_id is required",
+        ));
+    }
+    if scope.user_id.is_none() && scope.agent_id.is_none() && scope.session_id.is_none() {
+        return Err(FieldError::new(
+            "user_id",
+            "a user_id, agent_id or session_id is required",
+        ));
+    }
+    Ok(scope)
+}
+
+/// A message of an add or a session append, validated, secrets redacted.
+pub struct ValidMessage {
+    pub role: Role,
+    pub content: String,
+    pub created_at: Option<DateTime<Utc>>,
+    /// The kinds of secret redacted from it.
+    pub redacted: Vec<&'static str>,
+}
+
+/// A text that will be stored: validated, and every secret in it redacted
+/// (the kinds redacted come back, so the response can say so).
+pub fn stored_text(
+    field: &str,
+    value: &str,
+    limits: &Limits,
+) -> Result<(String, Vec<&'static str>), FieldError> {
+    let text = validate::content(field, value, limits)?;
+    Ok(engram_core::policy::redact(&text))
+}
+
+/// The messages of an add or a session append: 1..=max_messages of them,
+/// each a valid content, and all together at most `max_total_chars`
+/// characters (what one request may give the embedder).
+pub fn messages(
+    messages: &[MessageIn],
+    limits: &Limits,
+    max_total_chars: usize,
+) -> Result<Vec<ValidMessage>, FieldError> {
+    if messages.is_empty() {
+        return Err(FieldError::new("messages", "must not be empty"));
+    }
+    if messages.len() > limits.max_messages {
+        return Err(FieldError::new(
+            "messages",
+            format!("at most {} messages per request", limits.max_messages),
+        ));
+    }
+    let mut total = 0usize;
+    let mut valid = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let (content, redacted) =
+            stored_text(&format!("messages[{i}].content"), &m.content, limits)?;
+        total = total.saturating_add(m.content.chars().count());
+        if total > max_total_chars {
+            return Err(FieldError::new(
+                "messages",
+                format!(
+                    "at most {max_total_chars} characters in all messages of one request (ENGRAM_MAX_ADD_CHARS); send the rest in another request"
+                ),
+            ));
+        }
+        valid.push(ValidMessage {
+            role: m.role,
+            content,
+            created_at: m.created_at.map(Timestamp::get),
+            redacted,
+        });
+    }
+    Ok(valid)
+}
+
+pub fn importance(field: &str, v: Option<f64>) -> Result<Option<f32>, FieldError> {
+    v.map(|v| in_range(field, v, 0.0, 1.0).map(|v| v as f32))
+        .transpose()
+}
+
+/// Metadata: a bounded JSON object, with any secret in its string values
+/// redacted before it is stored.
+pub fn metadata(
+    v: Option<serde_json::Value>,
+    limits: &Limits,
+) -> Result<Option<serde_json::Value>, FieldError> {
+    if let Some(m) = &v {
+        validate::metadata("metadata", m, limits)?;
+    }
+    Ok(v.map(|m| engram_core::policy::redact_json(&m).0))
+}
+
+pub fn cursor(v: &Option<String>) -> Result<Option<Cursor>, FieldError> {
+    v.as_deref()
+        .map(|s| {
+            Cursor::decode(s)
+                .ok_or_else(|| FieldError::new("cursor", "is not a cursor returned by this API"))
+        })
+        .transpose()
+}
+
+impl SearchFilters {
+    pub fn apply(self, filter: &mut MemoryFilter, limits: &Limits) -> Result<(), FieldError> {
+        if let Some(m) = self.metadata {
+            validate::metadata("filters.metadata", &m, limits)?;
+            filter.metadata = Some(m);
+        }
+        filter.kinds = match self.kind {
+            None => Vec::new(),
+            Some(KindFilter::One(k)) => vec![k],
+            Some(KindFilter::Many(ks)) => ks,
+        };
+        if let Some(r) = self.created_at {
+            if let (Some(a), Some(b)) = (r.gte, r.lte) {
+                if a > b {
+                    return Err(FieldError::new(
+                        "filters.created_at",
+                        "gte must not be after lte",
+                    ));
+                }
+            }
+            filter.created_gte = r.gte.map(Timestamp::get);
+            filter.created_lte = r.lte.map(Timestamp::get);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,350 @@
+//! The GDPR endpoints for one user's data: every state with history, search,
+//! hard deletion of one memory, export, erasure, and purging a source.
+
+use std::collections::HashMap;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use chrono::Utc;
+use engram_core::{validate, MemoryFilter, MemoryState, Page};
+use engram_store::{ExportChunk, UserExport};
+use uuid::Uuid;
+
+use crate::dto::{
+    self, AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, ErasureReceipt,
+};
+use crate::error::ApiError;
+use crate::extractors::{ApiJson, ApiQuery};
+use crate::search::embed_all;
+use crate::state::{AppState, Caller};
+
+// ---- one user's data -----------------------------------------------------------
+
+pub async fn list_user_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+    ApiQuery(q): ApiQuery<AdminListQuery>,
+) -> Result<Json<AdminListResponse>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let limit = dto::page_limit(q.limit, 100)?;
+    let states = match q.states.as_deref() {
+        Some(s) => parse_states(s.split(',').map(str::trim), "states")?,
+        None => Vec::new(),
+    };
+    let filter = admin_filter(&state, user_id, states);
+    let page = Page {
+        limit,
+        after: dto::cursor(&q.cursor)?,
+    };
+    let memories = state
+        .store
+        .list_memories(caller.tenant_id, &filter, &page)
+        .await?;
+    let next_cursor = next_cursor(&memories, limit, |m| (m.created_at, m.id));
+    let scored = memories.into_iter().map(|m| (m, None)).collect();
+    Ok(Json(AdminListResponse {
+        results: with_history(&state, &caller, scored).await?,
+        next_cursor,
+    }))
+}
+
+pub async fn search_user_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+    ApiJson(req): ApiJson<AdminSearchRequest>,
+) -> Result<Json<AdminListResponse>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let query = validate::query("query", &req.query, &state.config.limits)?;
+    let top_k = req.top_k.unwrap_or(20);
+    if !(1..=100).contains(&top_k) {
+        return Err(ApiError::validation("top_k", "must be between 1 and 100"));
+    }
+    let states = match &req.states {
+        Some(s) => parse_states(s.iter().map(String::as_str), "states")?,
+        None => Vec::new(),
+    };
+    let filter = admin_filter(&state, user_id, states);
+    let vector = embed_all(&state, &[query]).await?.remove(0);
+    let candidates = state
+        .store
+        .dense_candidates(
+            caller.tenant_id,
+            &filter,
+            &vector,
+            top_k as usize,
+            &[],
+            None,
+        )
+        .await?;
+    let scored = candidates
+        .into_iter()
+        .map(|c| (c.memory, Some(c.cosine)))
+        .collect();
+    Ok(Json(AdminListResponse {
+        results: with_history(&state, &caller, scored).await?,
+        next_cursor: None,
+    }))
+}
+
+pub async fn purge_user_memory(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((user_id, id)): Path<(String, String)>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let id = Uuid::try_parse(&id).map_err(|_| ApiError::BadParameter {
+        field: "id".into(),
+        message: format!("`{id}` is not a UUID"),
+    })?;
+    let counts = state
+        .store
+        .purge_memory(caller.tenant_id, &user_id, id, caller.audit("memory.purge"))
+        .await?;
+    Ok(Json(receipt(&caller, counts)))
+}
+
+pub async fn erase_user(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let counts = state
+        .store
+        .unbounded()
+        .erase_user(caller.tenant_id, &user_id, caller.audit("user.erase"))
+        .await?;
+    Ok(Json(receipt(&caller, counts)))
+}
+
+pub async fn purge_source(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(source_ref): Path<String>,
+) -> Result<Json<ErasureReceipt>, ApiError> {
+    let source_ref = path_identifier(&state, "source_ref", &source_ref)?;
+    let plan = state
+        .store
+        .unbounded()
+        .plan_source_purge(caller.tenant_id, &source_ref)
+        .await?;
+    Ok(Json(
+        run_source_purge(&state, &caller, &plan, "source.purge").await?,
+    ))
+}
+
+/// Carries out a purge plan: embeds the merged memories' earlier texts it
+/// restores, then purges in one transaction; the receipt.
+pub(crate) async fn run_source_purge(
+    state: &AppState,
+    caller: &Caller,
+    plan: &engram_store::SourcePurgePlan,
+    action: &str,
+) -> Result<ErasureReceipt, ApiError> {
+    let texts: Vec<String> = plan.restores.iter().map(|r| r.content.clone()).collect();
+    let embeddings = if texts.is_empty() {
+        Vec::new()
+    } else {
+        embed_all(state, &texts).await?
+    };
+    let counts = state
+        .store
+        .unbounded()
+        .purge_source(caller.tenant_id, plan, &embeddings, caller.audit(action))
+        .await?;
+    Ok(receipt(caller, counts))
+}
+
+/// Streams the user's export document (format `engram.user-export` v1, see
+/// docs/GDPR.md) page by page from one database snapshot. An error after the
+/// first byte can only cut the stream short, which the client sees as
+/// truncated JSON; it is logged.
+pub async fn export_user(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    let (header, export) = state
+        .store
+        .unbounded()
+        .export_user(caller.tenant_id, &user_id, state.config.export_page)
+        .await?;
+    let mut opening =
+        serde_json::to_string(&header).map_err(|e| ApiError::Internal(e.to_string()))?;
+    opening.pop(); // the closing brace: the sections follow
+    opening.push_str(",\"memories\":[");
+    let writer = ExportWriter {
+        export,
+        section: 0,
+        first_in_section: true,
+    };
+    let body = futures::stream::once(async move { Ok(Bytes::from(opening)) }).chain(
+        futures::stream::try_unfold(writer, |mut w| async move {
+            match w.next_bytes().await {
+                Ok(Some(bytes)) => Ok(Some((bytes, w))),
+                Ok(None) => Ok(None),
+                Err(e) => {
+                    tracing::error!(error = %e, "export stream failed");
+                    Err(std::io::Error::other("export failed"))
+                }
+            }
+        }),
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"engram-export.json\"",
+            ),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+use futures::StreamExt;
+
+/// Turns export chunks into the document's bytes: memories, jobs, sessions, audit.
+struct ExportWriter {
+    export: UserExport,
+    section: usize,
+    first_in_section: bool,
+}
+
+const SECTIONS: [&str; 4] = ["memories", "jobs", "sessions", "audit"];
+
+impl ExportWriter {
+    async fn next_bytes(&mut self) -> Result<Option<Bytes>, engram_store::StoreError> {
+        let Some(chunk) = self.export.next_chunk().await? else {
+            if self.section == usize::MAX {
+                return Ok(None);
+            }
+            self.section = usize::MAX;
+            return Ok(Some(Bytes::from_static(b"]}")));
+        };
+        let (section, items) = match chunk {
+            ExportChunk::Memories(v) => (0, to_json_items(&v)),
+            ExportChunk::Jobs(v) => (1, to_json_items(&v)),
+            ExportChunk::Sessions(v) => (2, to_json_items(&v)),
+            ExportChunk::Audit(v) => (3, to_json_items(&v)),
+        };
+        let mut out = String::new();
+        while self.section < section {
+            self.section += 1;
+            out.push_str(&format!("],\"{}\":[", SECTIONS[self.section]));
+            self.first_in_section = true;
+        }
+        for item in items {
+            if !self.first_in_section {
+                out.push(',');
+            }
+            self.first_in_section = false;
+            out.push_str(&item);
+        }
+        Ok(Some(Bytes::from(out)))
+    }
+}
+
+fn to_json_items<T: serde::Serialize>(items: &[T]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|i| serde_json::to_string(i).ok())
+        .collect()
+}
+
+// ---- helpers -------------------------------------------------------------------
+
+fn user_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
+    path_identifier(state, "user_id", raw)
+}
+
+/// A path segment that must be an identifier: 400 naming it otherwise.
+pub(crate) fn path_identifier(
+    state: &AppState,
+    field: &str,
+    raw: &str,
+) -> Result<String, ApiError> {
+    validate::identifier(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
+        field: field.into(),
+        message: e.message,
+    })
+}
+
+fn parse_states<'a>(
+    names: impl Iterator<Item = &'a str>,
+    field: &str,
+) -> Result<Vec<MemoryState>, ApiError> {
+    names
+        .map(|n| {
+            MemoryState::parse(n).ok_or_else(|| {
+                ApiError::validation(
+                    field,
+                    format!("`{n}` is not a state (live, superseded, expired, archived, deleted)"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn admin_filter(state: &AppState, user_id: String, states: Vec<MemoryState>) -> MemoryFilter {
+    MemoryFilter {
+        scope: engram_core::Scope {
+            user_id: Some(user_id),
+            ..Default::default()
+        },
+        admin_states: Some(states),
+        now: Some(state.clock.now()),
+        ..Default::default()
+    }
+}
+
+async fn with_history(
+    state: &AppState,
+    caller: &Caller,
+    memories: Vec<(engram_core::Memory, Option<f32>)>,
+) -> Result<Vec<AdminMemoryOut>, ApiError> {
+    let ids: Vec<Uuid> = memories.iter().map(|(m, _)| m.id).collect();
+    let mut histories: HashMap<Uuid, Vec<engram_core::HistoryEntry>> =
+        state.store.histories(caller.tenant_id, &ids).await?;
+    let now = state.clock.now();
+    Ok(memories
+        .into_iter()
+        .map(|(m, relevance)| AdminMemoryOut {
+            state: m.state(now),
+            deleted_at: m.deleted_at,
+            relevance,
+            history: histories.remove(&m.id).unwrap_or_default(),
+            memory: m.into(),
+        })
+        .collect())
+}
+
+pub(crate) fn next_cursor<T>(
+    items: &[T],
+    limit: usize,
+    key: impl Fn(&T) -> (chrono::DateTime<Utc>, Uuid),
+) -> Option<String> {
+    (items.len() == limit)
+        .then(|| items.last())
+        .flatten()
+        .map(|last| {
+            let (created_at, id) = key(last);
+            engram_core::Cursor { created_at, id }.encode()
+        })
+}
+
+fn receipt(caller: &Caller, counts: engram_store::Counts) -> ErasureReceipt {
+    ErasureReceipt {
+        request_id: caller.request_id.clone(),
+        tenant_id: caller.tenant_id,
+        completed_at: Utc::now(),
+        counts,
+    }
+}

@@ -1,0 +1,247 @@
+//! The search use-case, shared by search, the context block and the admin
+//! view: embedding, candidates from the dense and lexical rankers, fusion,
+//! the period a query names, ranking, and recording use.
+
+use chrono::{DateTime, Utc};
+use engram_core::querytime::{self, QueryTime};
+use engram_core::{
+    fuse, rank, Memory, MemoryFilter, RankParams, ScoredMemory, SearchMode, Signals,
+};
+
+use crate::dto::QueryTimeUse;
+use crate::error::ApiError;
+use crate::state::{AppState, Caller};
+
+/// Candidates fetched per result before blending: blending may reorder, never
+/// reach past the nearest few hundred.
+pub(crate) fn candidate_pool(top_k: usize) -> usize {
+    (top_k * 4).clamp(50, 400)
+}
+
+/// One vector per text, or an error: never a silently shorter list.
+pub(crate) async fn embed_all(
+    state: &AppState,
+    texts: &[String],
+) -> Result<Vec<Vec<f32>>, ApiError> {
+    let started = std::time::Instant::now();
+    let vectors = state.embedder.embed(texts).await;
+    crate::metrics::add_embedding_time(started.elapsed());
+    let vectors = vectors?;
+    if vectors.len() != texts.len() {
+        return Err(ApiError::Internal(format!(
+            "the embedder returned {} vectors for {} texts",
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    Ok(vectors)
+}
+
+pub(crate) async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
+    let mut vectors = embed_all(state, &[text.to_owned()]).await?;
+    Ok(vectors.remove(0))
+}
+
+/// A validated search.
+pub(crate) struct SearchPlan {
+    pub query: String,
+    pub filter: MemoryFilter,
+    pub mode: SearchMode,
+    pub lexical_weight: f32,
+    pub time_use: QueryTimeUse,
+    pub reference_time: Option<DateTime<Utc>>,
+    pub params: RankParams,
+}
+
+impl SearchPlan {
+    /// The server's defaults for `query` within `filter`.
+    pub fn defaults(state: &AppState, query: String, filter: MemoryFilter, top_k: usize) -> Self {
+        Self {
+            query,
+            filter,
+            mode: SearchMode::default(),
+            lexical_weight: state.config.lexical_weight,
+            time_use: QueryTimeUse::default(),
+            reference_time: None,
+            params: RankParams {
+                weights: state.config.weights,
+                half_life_days: state.config.half_life_days,
+                min_relevance: state.config.min_relevance,
+                top_k,
+                now: state.clock.now(),
+            },
+        }
+    }
+}
+
+/// Runs a search: candidates, fusion, the period the query names, ranking;
+/// records the returned memories' use unless the caller's key is read-only
+/// (read-only means no stored row changes). Also returns the period as read.
+pub(crate) async fn run_search(
+    state: &AppState,
+    caller: &Caller,
+    plan: SearchPlan,
+) -> Result<(Vec<ScoredMemory>, Option<QueryTime>), ApiError> {
+    let tenant = caller.tenant_id;
+    let SearchPlan {
+        query,
+        mut filter,
+        mode,
+        lexical_weight,
+        time_use,
+        reference_time,
+        params,
+    } = plan;
+    let query_time = match time_use {
+        QueryTimeUse::Off => None,
+        _ => querytime::detect(&query, reference_time.unwrap_or(params.now)),
+    };
+    let window = match (&query_time, time_use) {
+        (Some(t), QueryTimeUse::Filter) => {
+            restrict_to(&mut filter, t);
+            None
+        }
+        (Some(t), _) => Some(t.window()),
+        (None, _) => None,
+    };
+
+    let candidates = candidates(
+        state,
+        tenant,
+        &filter,
+        &query,
+        mode,
+        candidate_pool(params.top_k),
+        window,
+    )
+    .await?;
+    let signals: Vec<Signals> = candidates.iter().map(|(_, s)| *s).collect();
+    let mut relevance = fuse(&signals, mode, lexical_weight);
+    if let (Some(t), QueryTimeUse::Prefer) = (&query_time, time_use) {
+        for (r, (m, _)) in relevance.iter_mut().zip(&candidates) {
+            *r = r.with_time(t.closeness(m.created_at), state.config.time_weight);
+        }
+    }
+    let ranked = rank(
+        candidates
+            .into_iter()
+            .map(|(m, _)| m)
+            .zip(relevance)
+            .collect(),
+        &params,
+    );
+    if caller.role.records_use() {
+        state
+            .usage
+            .record(tenant, ranked.iter().map(|r| r.memory.id).collect());
+    }
+    Ok((ranked, query_time))
+}
+
+/// `query_time: filter`: only the named period, within any explicit
+/// `filters.created_at` range.
+fn restrict_to(filter: &mut MemoryFilter, t: &QueryTime) {
+    let last = engram_core::time::sub(t.to, chrono::TimeDelta::microseconds(1));
+    filter.created_gte = Some(filter.created_gte.map_or(t.from, |g| g.max(t.from)));
+    filter.created_lte = Some(filter.created_lte.map_or(last, |l| l.min(last)));
+}
+
+/// The candidates of a mode with their signals. The lexical ranker needs no
+/// vector, so it runs in Postgres while the query is embedded here; one more
+/// statement then fetches the nearest memories together with the lexical
+/// picks (and, when the query names a period, the nearest from around it),
+/// each with its cosine. Hybrid thus costs about what dense does. When BM25
+/// takes longer than the embedding (a scope of many thousands, or a cached
+/// vector), the nearest are found at the same time instead, on the other
+/// core, and the picks not among them fetched after.
+async fn candidates(
+    state: &AppState,
+    tenant: uuid::Uuid,
+    filter: &MemoryFilter,
+    text: &str,
+    mode: SearchMode,
+    pool: usize,
+    window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+) -> Result<Vec<(Memory, Signals)>, ApiError> {
+    let store = &state.store;
+    let lexical = async {
+        match mode {
+            SearchMode::Dense => Ok(Vec::new()),
+            _ => {
+                let exact = engram_core::exact_terms(text);
+                store
+                    .lexical_scores(
+                        tenant,
+                        filter,
+                        text,
+                        &exact,
+                        pool,
+                        state.config.search_max_terms,
+                    )
+                    .await
+            }
+        }
+    };
+    let mut lexical = std::pin::pin!(async { lexical.await.map_err(ApiError::from) });
+    let mut lexical_done = None;
+    let vector = {
+        let mut embed = std::pin::pin!(embed_one(state, text));
+        loop {
+            tokio::select! {
+                biased;
+                l = &mut lexical, if lexical_done.is_none() => lexical_done = Some(l?),
+                v = &mut embed => break v?,
+            }
+        }
+    };
+    let dense_pool = if mode == SearchMode::Lexical { 0 } else { pool };
+    let (found, lexical) = match lexical_done {
+        // The usual case: BM25 was ready before the vector, so one statement
+        // fetches the nearest together with its picks.
+        Some(lexical) => {
+            let ids: Vec<uuid::Uuid> = lexical.iter().map(|(id, _)| *id).collect();
+            let found = store
+                .dense_candidates(tenant, filter, &vector, dense_pool, &ids, window)
+                .await?;
+            (found, lexical)
+        }
+        // BM25 is still reading a large scope (or the vector was cached):
+        // find the nearest beside it, then fetch the picks not among them.
+        None => {
+            let nearest = async {
+                store
+                    .dense_candidates(tenant, filter, &vector, dense_pool, &[], window)
+                    .await
+                    .map_err(ApiError::from)
+            };
+            let (mut found, lexical) = tokio::try_join!(nearest, lexical)?;
+            let missing: Vec<uuid::Uuid> = lexical
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| !found.iter().any(|c| c.memory.id == *id))
+                .collect();
+            if !missing.is_empty() {
+                found.extend(
+                    store
+                        .dense_candidates(tenant, filter, &vector, 0, &missing, None)
+                        .await?,
+                );
+            }
+            (found, lexical)
+        }
+    };
+    let bm25: std::collections::HashMap<uuid::Uuid, f32> = lexical.into_iter().collect();
+    Ok(found
+        .into_iter()
+        .map(|c| {
+            let bm25 = bm25.get(&c.memory.id).copied().unwrap_or(0.0);
+            (
+                c.memory,
+                Signals {
+                    cosine: c.cosine,
+                    bm25,
+                },
+            )
+        })
+        .collect())
+}
