@@ -34,8 +34,8 @@ pub enum ApiError {
     RouteNotFound,
     #[error("method not allowed")]
     MethodNotAllowed,
-    #[error("{0}")]
-    Conflict(String),
+    #[error("{1}")]
+    Conflict(engram_store::ConflictKind, String),
     #[error("the request body is larger than this server accepts")]
     PayloadTooLarge,
     #[error("{0}")]
@@ -88,7 +88,7 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             "method-not-allowed",
             "Method not allowed",
         ),
-        Conflict(_) => (StatusCode::CONFLICT, "conflict", "Conflict"),
+        Conflict(kind, _) => (StatusCode::CONFLICT, kind.slug(), "Conflict"),
         PayloadTooLarge => (
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload-too-large",
@@ -144,7 +144,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => Self::NotFound,
-            StoreError::Conflict(m) => Self::Conflict(m),
+            StoreError::Conflict(kind, m) => Self::Conflict(kind, m),
             StoreError::IdempotencyKeyReused => Self::validation(
                 "Idempotency-Key",
                 "was used for a different request (another user or body); use a new key",

@@ -3,9 +3,11 @@
 
 mod audit;
 mod auth;
+mod context_block;
 pub mod dto;
 mod error;
 mod extractors;
+mod ingest;
 pub mod metrics;
 mod routes;
 mod search;

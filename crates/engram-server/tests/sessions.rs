@@ -693,7 +693,10 @@ async fn a_summary_built_on_a_stale_one_is_refused(pool: PgPool) {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, engram_store::StoreError::Conflict(_)),
+        matches!(
+            err,
+            engram_store::StoreError::Conflict(engram_store::ConflictKind::ChangedMeanwhile, _)
+        ),
         "{err}"
     );
     let s = app.get("/v1/sessions/race").await.body;

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::audit::{write_audit, AuditEntry};
 use crate::derived::redact_derived;
 use crate::rows::HistoryRow;
-use crate::{Store, StoreError};
+use crate::{ConflictKind, Store, StoreError};
 
 /// Rows removed (or changed) per table: the body of an erasure receipt.
 pub type Counts = BTreeMap<String, i64>;
@@ -238,6 +238,7 @@ impl Store {
             .await?;
         if merge_restores(&mut tx, tenant, source_ref).await? != plan.restores {
             return Err(StoreError::Conflict(
+                ConflictKind::ChangedMeanwhile,
                 "memories derived from this source changed during the purge; retry".into(),
             ));
         }

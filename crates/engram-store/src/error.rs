@@ -1,12 +1,45 @@
 use thiserror::Error;
 
+/// Why a change conflicts with what is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictKind {
+    /// A live memory with the same content already exists in the scope.
+    DuplicateContent,
+    /// The session belongs to another user.
+    SessionOwner,
+    /// What the change was planned on changed meanwhile: read again, retry.
+    ChangedMeanwhile,
+    /// The memory's latest change cannot be reverted.
+    NotRevertible,
+    /// An import collides with data already here.
+    ImportCollision,
+    /// Another consolidation run holds the cluster lock.
+    ConsolidationBusy,
+}
+
+impl ConflictKind {
+    /// The problem type's last segment: `urn:engram:problem:<slug>`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            ConflictKind::DuplicateContent => "duplicate-content",
+            ConflictKind::SessionOwner => "session-owner",
+            ConflictKind::ChangedMeanwhile => "changed-meanwhile",
+            ConflictKind::NotRevertible => "not-revertible",
+            ConflictKind::ImportCollision => "import-collision",
+            ConflictKind::ConsolidationBusy => "consolidation-busy",
+        }
+    }
+}
+
 /// Errors of the storage layer; the API maps them to HTTP in one place.
 #[derive(Debug, Error)]
 pub enum StoreError {
     #[error("not found")]
     NotFound,
-    #[error("conflict: {0}")]
-    Conflict(String),
+    /// The change cannot be made as things are; the kind says why (each is
+    /// its own problem type in the API).
+    #[error("conflict: {1}")]
+    Conflict(ConflictKind, String),
     /// An idempotency key already names a different request.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,
@@ -21,6 +54,9 @@ pub enum StoreError {
     StatementTimeout,
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
+    /// A bug: something the store's callers guarantee did not hold.
+    #[error("{0}")]
+    Internal(String),
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
@@ -47,6 +83,7 @@ impl From<sqlx::Error> for StoreError {
                 Self::Unavailable(e)
             }
             sqlx::Error::Database(db) if db.is_unique_violation() => Self::Conflict(
+                ConflictKind::DuplicateContent,
                 "a live memory with this content already exists in this scope".into(),
             ),
             _ => Self::Database(e),

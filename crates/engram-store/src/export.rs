@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::admin::{commit_with_receipt, Counts};
 use crate::audit::{AuditEntry, AuditRecord};
 use crate::tenant::enter_tenant;
-use crate::{Store, StoreError};
+use crate::{ConflictKind, Store, StoreError};
 
 pub const EXPORT_FORMAT: &str = "engram.user-export";
 pub const EXPORT_VERSION: u32 = 1;
@@ -252,7 +252,7 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
         if embeddings.len() != doc.memories.len() {
-            return Err(StoreError::Conflict(
+            return Err(StoreError::Internal(
                 "one embedding per memory is needed".into(),
             ));
         }
@@ -468,11 +468,15 @@ async fn import_sessions(
 
 fn already_there(e: sqlx::Error) -> StoreError {
     match &e {
-        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(format!(
-            "the import collides with data already here ({}); nothing was written",
-            db.constraint().unwrap_or("unique key")
-        )),
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(
+            ConflictKind::ImportCollision,
+            format!(
+                "the import collides with data already here ({}); nothing was written",
+                db.constraint().unwrap_or("unique key")
+            ),
+        ),
         sqlx::Error::Database(db) if db.is_foreign_key_violation() => StoreError::Conflict(
+            ConflictKind::ImportCollision,
             "the document refers to a memory it does not contain; nothing was written".into(),
         ),
         _ => e.into(),

@@ -272,7 +272,7 @@ impl Store {
         let mut tx = self.tenant_tx(tenant).await?;
         let id = insert_job_in(&mut tx, tenant, JobKind::Consolidate, &job)
             .await?
-            .ok_or_else(|| StoreError::Conflict("the job was not created".into()))?;
+            .ok_or_else(|| StoreError::Internal("the job was not created".into()))?;
         tx.commit().await?;
         Ok(id)
     }

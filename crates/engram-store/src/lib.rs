@@ -27,7 +27,7 @@ mod tenant;
 pub use admin::{Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
-pub use error::StoreError;
+pub use error::{ConflictKind, StoreError};
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,
     ExportedMemory, ExportedSession, UserExport, EXPORT_FORMAT, EXPORT_VERSION,

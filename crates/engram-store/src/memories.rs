@@ -337,7 +337,7 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<Counts, StoreError> {
         if scope.user_id.is_none() && scope.agent_id.is_none() {
-            return Err(StoreError::Conflict(
+            return Err(StoreError::Internal(
                 "refusing to delete without a user or agent scope".into(),
             ));
         }

@@ -72,7 +72,7 @@ async fn load_or_create(store: &Store) -> Result<SubjectKey, StoreError> {
     if let Some(bytes) = stored {
         tx.commit().await?;
         return SubjectKey::from_bytes(&bytes).ok_or_else(|| {
-            StoreError::Conflict("the stored subject key has the wrong length".into())
+            StoreError::Internal("the stored subject key has the wrong length".into())
         });
     }
     let mut bytes = [0u8; SubjectKey::LEN];

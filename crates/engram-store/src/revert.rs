@@ -6,7 +6,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::rows::{MemoryRow, MEMORY_COLUMNS};
-use crate::{Store, StoreError};
+use crate::{ConflictKind, Store, StoreError};
 
 /// The change a revert would undo.
 #[derive(Debug, Clone)]
@@ -43,10 +43,13 @@ impl Store {
         let (history_id, event, old_content, old_metadata) = row.ok_or(StoreError::NotFound)?;
         let event = HistoryEvent::parse(&event).unwrap_or(HistoryEvent::Add);
         if matches!(event, HistoryEvent::Add | HistoryEvent::Revert) {
-            return Err(StoreError::Conflict(format!(
-                "the latest change to this memory is {}; there is nothing to revert",
-                event.as_str()
-            )));
+            return Err(StoreError::Conflict(
+                ConflictKind::NotRevertible,
+                format!(
+                    "the latest change to this memory is {}; there is nothing to revert",
+                    event.as_str()
+                ),
+            ));
         }
         Ok(LatestChange {
             history_id,
@@ -84,6 +87,7 @@ impl Store {
         .await?;
         if latest != Some(change.history_id) {
             return Err(StoreError::Conflict(
+                ConflictKind::ChangedMeanwhile,
                 "the memory changed meanwhile; read its history and try again".into(),
             ));
         }
@@ -122,12 +126,14 @@ impl Store {
                 content.clone()
             }
             HistoryEvent::Update | HistoryEvent::Merge => {
-                let old = change
-                    .old_content
-                    .clone()
-                    .ok_or_else(|| StoreError::Conflict("no earlier content to restore".into()))?;
+                let old = change.old_content.clone().ok_or_else(|| {
+                    StoreError::Conflict(
+                        ConflictKind::NotRevertible,
+                        "no earlier content to restore".into(),
+                    )
+                })?;
                 let embedding = embedding.ok_or_else(|| {
-                    StoreError::Conflict("restoring content needs its embedding".into())
+                    StoreError::Internal("restoring content needs its embedding".into())
                 })?;
                 sqlx::query(
                     "UPDATE memories SET content = $3, content_hash = $4, embedding = $5,
@@ -167,10 +173,10 @@ impl Store {
                 content.clone()
             }
             other => {
-                return Err(StoreError::Conflict(format!(
-                    "{} cannot be reverted",
-                    other.as_str()
-                )))
+                return Err(StoreError::Conflict(
+                    ConflictKind::NotRevertible,
+                    format!("{} cannot be reverted", other.as_str()),
+                ))
             }
         };
         history(

@@ -5,7 +5,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::jobs::{finish_job_in, insert_job_in, JobKind, NewJob, SummarizePayload};
-use crate::{Store, StoreError};
+use crate::{ConflictKind, Store, StoreError};
 
 /// A turn to append, its tokens already counted.
 #[derive(Debug, Clone)]
@@ -144,6 +144,7 @@ impl Store {
         .await?;
         if owner != user_id {
             return Err(StoreError::Conflict(
+                ConflictKind::SessionOwner,
                 "this session belongs to another user".into(),
             ));
         }
@@ -331,6 +332,7 @@ impl Store {
         .await?;
         if redactions != summary.redactions {
             return Err(StoreError::Conflict(
+                ConflictKind::ChangedMeanwhile,
                 "a fact of this session was deleted while its summary was written; retrying on the redacted turns"
                     .into(),
             ));
@@ -344,6 +346,7 @@ impl Store {
         .await?;
         if current != summary.built_on {
             return Err(StoreError::Conflict(
+                ConflictKind::ChangedMeanwhile,
                 "the session's summary changed while this one was written; retrying on top of it"
                     .into(),
             ));

@@ -4,14 +4,8 @@ use std::sync::Arc;
 
 use engram_context::{Summarizer, TokenCounter, Turn};
 use engram_core::decide::{decide, DecideParams, Decision};
-use engram_core::extract::rules::{clauses, sentences};
-use engram_core::extract::statement;
-use engram_core::extract::{
-    Candidate, ExtractionRequest, Extractor, FactAction, InputMessage, Role,
-};
-use engram_core::policy::{
-    find_secret, instruction_reason, redact_secrets, screen, Allowances, Refusal,
-};
+use engram_core::extract::{Candidate, ExtractionRequest, Extractor, FactAction, InputMessage};
+use engram_core::policy::{check_candidate, redact_secrets, screen_messages, Refusal};
 use engram_core::{Clock, Embedder, SourceType};
 use engram_store::{
     ConsolidateOutcome, ConsolidatePayload, ExtractionTx, FactContext, JobKind, JobRow, NewSummary,
@@ -225,7 +219,13 @@ impl ExtractionPipeline {
 
     async fn extract(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {
         let request: ExtractionRequest = payload(job)?;
-        let (mut results, eligible) = screen_sentences(&request);
+        let screened = screen_messages(&request);
+        let mut results: Vec<ResultItem> = screened
+            .refused
+            .into_iter()
+            .map(|(i, r)| ResultItem::refused_sentence(r, i))
+            .collect();
+        let eligible = screened.eligible;
         let inputs: Vec<InputMessage> = eligible.iter().map(|(_, m)| m.clone()).collect();
         let mut accepted: Vec<Candidate> = Vec::new();
         for mut c in self.extractor.extract(&inputs).await? {
@@ -236,7 +236,7 @@ impl ExtractionPipeline {
                 .get(original)
                 .map(|m| m.content.as_str())
                 .unwrap_or("");
-            match screen_candidate(&mut c, message, request.allow_sensitive) {
+            match check_candidate(&mut c, message, request.allow_sensitive) {
                 Ok(()) => accepted.push(c),
                 Err(reason) => results.push(ResultItem::rejected(&c, reason)),
             }
@@ -304,69 +304,6 @@ impl ExtractionPipeline {
             actor: format!("job:{}", job.id),
         }
     }
-}
-
-/// The write policy sentence by sentence, before any extractor sees the
-/// text: only what the user says (unless trusted), without sentences that
-/// give orders. (Secrets were redacted when the request was read; a fact
-/// that would carry one is refused on its own, so the rest of its sentence
-/// still counts.) Sentences stay whole, punctuation and all, so a question
-/// still reads as one. Returns what was refused, and the messages left
-/// with their index in the request.
-fn screen_sentences(request: &ExtractionRequest) -> (Vec<ResultItem>, Vec<(usize, InputMessage)>) {
-    let mut results = Vec::new();
-    let mut eligible = Vec::new();
-    for (i, m) in request.messages.iter().enumerate() {
-        if m.role != Role::User && !request.trusted {
-            continue;
-        }
-        let mut kept = Vec::new();
-        for sentence in sentences(&m.content) {
-            if let Some(r) = instruction_reason(sentence).map(Refusal::Instruction) {
-                results.push(ResultItem::refused_sentence(r, i));
-            } else if let Some(kind) = find_secret(sentence) {
-                // The secret was redacted when the job was written; the job
-                // says so, and the sentence's other clauses are still read.
-                results.push(ResultItem::refused_sentence(Refusal::Secret(kind), i));
-                let rest = clauses(sentence)
-                    .into_iter()
-                    .filter(|c| find_secret(c).is_none())
-                    .map(|c| match c.ends_with(['?', '!']) {
-                        true => c.to_owned(),
-                        false => c.trim_end_matches(['.', ',', ';']).to_owned() + ".",
-                    });
-                kept.extend(rest);
-            } else {
-                kept.push(sentence.to_owned());
-            }
-        }
-        eligible.push((
-            i,
-            InputMessage {
-                role: Role::User,
-                content: kept.join(" "),
-                created_at: m.created_at,
-            },
-        ));
-    }
-    (results, eligible)
-}
-
-/// A candidate against its message and the write policy: it must be borne
-/// out by what the user said (not a question, hypothesis, someone else's
-/// words or a denial), and pass the policy; its sensitivity is set.
-fn screen_candidate(c: &mut Candidate, message: &str, allow_sensitive: bool) -> Result<(), String> {
-    if c.action == FactAction::Assert {
-        if let Some(why) = statement::unsupported(message, &c.value) {
-            return Err(format!("not stated as a fact: {why}"));
-        }
-    }
-    let allow = Allowances {
-        sensitive: allow_sensitive,
-    };
-    let category = screen(c, message, allow).map_err(|r| r.to_string())?;
-    c.sensitivity = category.map(str::to_owned);
-    Ok(())
 }
 
 /// Carries out one decision in the job's transaction, and says what it did.

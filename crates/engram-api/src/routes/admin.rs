@@ -162,6 +162,7 @@ async fn consolidation_answer(
             Ok((StatusCode::OK, Json(run)).into_response())
         }
         Some(engram_store::ConsolidateOutcome::Busy) => Err(ApiError::Conflict(
+            engram_store::ConflictKind::ConsolidationBusy,
             "another consolidation run is in progress".into(),
         )),
         None => Err(ApiError::Internal(format!(

@@ -4,8 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::time::Timestamp;
-use engram_core::validate;
-use engram_core::{MemoryFilter, MemoryPatch, Page, RankParams};
+use engram_core::{MemoryFilter, MemoryPatch, Page};
 
 use crate::dto::{
     self, DeleteScopeResponse, HistoryResponse, ListQuery, ListResponse, MemoryOut,
@@ -21,68 +20,7 @@ pub async fn search_memories(
     Extension(caller): Extension<Caller>,
     ApiJson(req): ApiJson<SearchRequest>,
 ) -> Result<Json<SearchResponse>, ApiError> {
-    let limits = &state.config.limits;
-    let query = validate::query("query", &req.query, limits)?;
-    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, false, limits)?;
-    let top_k = req.top_k.unwrap_or(10);
-    if !(1..=100).contains(&top_k) {
-        return Err(ApiError::validation("top_k", "must be between 1 and 100"));
-    }
-    let min_relevance = match req.threshold {
-        Some(t) => validate::in_range("threshold", t, -1.0, 1.0)? as f32,
-        None => state.config.min_relevance,
-    };
-    let half_life_days = match req.half_life_days {
-        Some(h) => validate::in_range("half_life_days", h, 0.001, 36_500.0)?,
-        None => state.config.half_life_days,
-    };
-    let weights = match req.weights {
-        Some(w) => {
-            for (field, v) in [
-                ("weights.relevance", w.relevance),
-                ("weights.recency", w.recency),
-                ("weights.importance", w.importance),
-            ] {
-                validate::in_range(field, v as f64, 0.0, 1.0)?;
-            }
-            if w.relevance + w.recency + w.importance <= 0.0 {
-                return Err(ApiError::validation(
-                    "weights",
-                    "at least one weight must be positive",
-                ));
-            }
-            w
-        }
-        None => state.config.weights,
-    };
-    let mut filter = MemoryFilter {
-        scope,
-        include_superseded: req.include_superseded.unwrap_or(false),
-        include_expired: req.include_expired.unwrap_or(false),
-        now: Some(state.clock.now()),
-        ..Default::default()
-    };
-    req.filters.unwrap_or_default().apply(&mut filter, limits)?;
-
-    let lexical_weight = match req.lexical_weight {
-        Some(w) => validate::in_range("lexical_weight", w, 0.0, 1.0)? as f32,
-        None => state.config.lexical_weight,
-    };
-    let plan = SearchPlan {
-        query,
-        filter,
-        mode: req.mode.unwrap_or_default(),
-        lexical_weight,
-        time_use: req.query_time.unwrap_or_default(),
-        reference_time: req.reference_time.map(Timestamp::get),
-        params: RankParams {
-            weights,
-            half_life_days,
-            min_relevance,
-            top_k: top_k as usize,
-            now: state.clock.now(),
-        },
-    };
+    let plan = SearchPlan::from_request(&state, req)?;
     let (ranked, query_time) = run_search(&state, &caller, plan).await?;
     Ok(Json(SearchResponse {
         results: ranked.into_iter().map(SearchHit::from).collect(),

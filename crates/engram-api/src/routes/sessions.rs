@@ -5,10 +5,8 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
-use engram_core::extract::{ExtractionRequest, InputMessage};
 use engram_core::validate;
-use engram_core::{Scope, Source, SourceType};
-use engram_store::{Append, NewJob, NewTurn};
+use engram_store::Append;
 
 use crate::dto::{
     self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
@@ -16,16 +14,12 @@ use crate::dto::{
 };
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery};
+use crate::ingest;
 use crate::routes::gdpr::{path_identifier, run_source_purge};
 use crate::state::{AppState, Caller};
 
 fn session_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
     path_identifier(state, "session_id", raw)
-}
-
-/// Where a session's extracted facts came from, for provenance and purges.
-fn source_ref(session_id: &str) -> String {
-    format!("session:{session_id}")
 }
 
 pub async fn append_messages(
@@ -48,69 +42,22 @@ pub async fn append_messages(
         Some(w) => w as i32,
         None => state.config.session_window_tokens as i32,
     };
-    let now = state.clock.now();
-    let mut turns = Vec::with_capacity(req.messages.len());
-    let mut said = Vec::with_capacity(req.messages.len());
-    for m in messages {
-        // Secrets never reach a stored turn, a summary or a job: they were
-        // redacted when the messages were read.
-        let content = m.content;
-        let created_at = m.created_at.unwrap_or(now);
-        turns.push(NewTurn {
-            role: serde_json::to_value(m.role)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_else(|| "user".into()),
-            tokens: state.config.tokens.count(&content) as i32,
-            content: content.clone(),
-            created_at,
-        });
-        said.push(InputMessage {
-            role: m.role,
-            content,
-            created_at,
-        });
-    }
-    let extract = if req.infer.unwrap_or(true) {
-        let request = ExtractionRequest {
-            messages: said,
-            source: Source {
-                source_type: SourceType::UserStated,
-                source_ref: Some(source_ref(&session_id)),
-            },
-            allow_sensitive: req.allow_sensitive.unwrap_or(false),
-            trusted: req.trusted.unwrap_or(false),
-        };
-        Some(NewJob {
-            scope: Scope {
-                user_id: Some(user_id.clone()),
-                agent_id: None,
-                session_id: Some(session_id.clone()),
-            },
-            payload: serde_json::to_value(&request)
-                .map_err(|e| ApiError::Internal(e.to_string()))?,
-            idempotency_key: None,
-            fingerprint: None,
-            max_attempts: state.config.job_max_attempts,
-            source_ref: Some(source_ref(&session_id)),
-        })
-    } else {
-        None
+    let allowances = (
+        req.allow_sensitive.unwrap_or(false),
+        req.trusted.unwrap_or(false),
+    );
+    let infer = req.infer.unwrap_or(true);
+    let (turns, extract) =
+        ingest::session_append(&state, &session_id, &user_id, &messages, infer, allowances)?;
+    let append = Append {
+        session_id: &session_id,
+        user_id: &user_id,
+        window_tokens,
+        turns: &turns,
+        extract: extract.as_ref(),
+        max_attempts: state.config.job_max_attempts,
     };
-    let appended = state
-        .store
-        .append_turns(
-            caller.tenant_id,
-            &Append {
-                session_id: &session_id,
-                user_id: &user_id,
-                window_tokens,
-                turns: &turns,
-                extract: extract.as_ref(),
-                max_attempts: state.config.job_max_attempts,
-            },
-        )
-        .await?;
+    let appended = state.store.append_turns(caller.tenant_id, &append).await?;
     Ok((
         StatusCode::CREATED,
         Json(AppendMessagesResponse {
@@ -179,7 +126,7 @@ pub async fn delete_session(
     let mut plan = state
         .store
         .unbounded()
-        .plan_source_purge(caller.tenant_id, &source_ref(&session_id))
+        .plan_source_purge(caller.tenant_id, &ingest::session_source(&session_id))
         .await?;
     plan.session = Some(session_id);
     Ok(Json(

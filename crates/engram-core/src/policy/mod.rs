@@ -4,11 +4,13 @@
 //! write path.
 
 mod instructions;
+mod messages;
 mod screen;
 mod secrets;
 mod sensitive;
 
 pub use instructions::instruction_reason;
+pub use messages::{check_candidate, screen_messages, ScreenedMessages};
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
 pub use secrets::{find_secret, redact, redact_json, redact_secrets, secret_spans, SecretSpan};
 pub use sensitive::{sensitive_category, without_sensitive};

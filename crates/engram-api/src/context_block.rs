@@ -1,0 +1,183 @@
+//! The context use-case: what a chat model should see now, in one block
+//! within a token budget: the profile, the memories relevant to the query,
+//! the session's running summary and its recent turns.
+
+use std::collections::HashSet;
+
+use chrono::{DateTime, Utc};
+use engram_context::lines::{memory_line, profile_line, turn_line};
+use engram_context::{assemble, Candidates, Section};
+use engram_core::time::Timestamp;
+use engram_core::validate;
+use engram_core::{MemoryFilter, Scope};
+use engram_store::StoreError;
+
+use crate::dto::{ContextRequest, ContextResponse};
+use crate::error::ApiError;
+use crate::search::{run_search, SearchPlan};
+use crate::state::{AppState, Caller};
+
+/// The most profile entries a profile or a context call considers.
+pub(crate) const PROFILE_LIMIT: usize = 50;
+
+/// A context request, validated.
+pub(crate) struct ContextPlan {
+    user_id: String,
+    session_id: Option<String>,
+    query: String,
+    token_budget: i64,
+    top_k: i64,
+    priority: Vec<Section>,
+    reference_time: Option<DateTime<Utc>>,
+}
+
+/// Checks every field of a context request, naming the one at fault.
+pub(crate) fn plan(state: &AppState, req: ContextRequest) -> Result<ContextPlan, ApiError> {
+    let limits = &state.config.limits;
+    let user_id = validate::identifier("user_id", &req.user_id, limits)?;
+    let session_id = req
+        .session_id
+        .as_deref()
+        .map(|s| validate::identifier("session_id", s, limits))
+        .transpose()?;
+    let query = validate::query("query", &req.query, limits)?;
+    if !(1..=200_000).contains(&req.token_budget) {
+        return Err(ApiError::validation(
+            "token_budget",
+            "must be between 1 and 200000",
+        ));
+    }
+    let top_k = req.top_k.unwrap_or(10);
+    if !(1..=50).contains(&top_k) {
+        return Err(ApiError::validation("top_k", "must be between 1 and 50"));
+    }
+    let priority: Vec<Section> = match req.include {
+        Some(list) => {
+            let mut seen = HashSet::new();
+            if list.is_empty() || !list.iter().all(|s| seen.insert(*s)) {
+                return Err(ApiError::validation(
+                    "include",
+                    "name each section at most once, at least one",
+                ));
+            }
+            list
+        }
+        None => Section::DEFAULT_PRIORITY.to_vec(),
+    };
+    Ok(ContextPlan {
+        user_id,
+        session_id,
+        query,
+        token_budget: req.token_budget,
+        top_k,
+        priority,
+        reference_time: req.reference_time.map(Timestamp::get),
+    })
+}
+
+/// Reads the profile, the search and the session at once and assembles the
+/// block.
+pub(crate) async fn build(
+    state: &AppState,
+    caller: &Caller,
+    plan: ContextPlan,
+) -> Result<ContextResponse, ApiError> {
+    let ContextPlan {
+        user_id,
+        session_id,
+        query,
+        token_budget,
+        top_k,
+        priority,
+        reference_time,
+    } = plan;
+    let wants = |s: Section| priority.contains(&s);
+    let now = state.clock.now();
+    let tenant = caller.tenant_id;
+
+    // The profile, the search and the session are independent reads: run
+    // them at once (the search's embedding overlaps the other two).
+    let profile = async {
+        if wants(Section::Profile) {
+            state
+                .store
+                .profile(tenant, &user_id, now, PROFILE_LIMIT)
+                .await
+                .map_err(ApiError::from)
+        } else {
+            Ok(Vec::new())
+        }
+    };
+    let search = async {
+        if !wants(Section::Memories) {
+            return Ok((Vec::new(), None));
+        }
+        let filter = MemoryFilter {
+            scope: Scope {
+                user_id: Some(user_id.clone()),
+                ..Default::default()
+            },
+            now: Some(now),
+            ..Default::default()
+        };
+        let mut plan = SearchPlan::defaults(state, query.clone(), filter, top_k as usize);
+        plan.reference_time = reference_time;
+        run_search(state, caller, plan).await
+    };
+    let session = async {
+        match &session_id {
+            Some(sid) if wants(Section::Summary) || wants(Section::Recent) => {
+                match state.store.session_state(tenant, sid).await {
+                    Ok(s) if s.info.user_id == user_id => Ok(Some(s)),
+                    // Another user's session is as unknown as a missing one.
+                    Ok(_) => Err(ApiError::from(StoreError::NotFound)),
+                    // No turns yet: nothing recent, nothing summarised.
+                    Err(StoreError::NotFound) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            _ => Ok(None),
+        }
+    };
+    let (profile, (ranked, query_time), session) = tokio::try_join!(profile, search, session)?;
+
+    // What the profile already says is not repeated.
+    let shown: HashSet<uuid::Uuid> = profile.iter().map(|m| m.id).collect();
+    let (summary, recent) = match session {
+        Some(s) => (
+            s.summary
+                .map(|m| m.content.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            s.window
+                .iter()
+                .rev()
+                .map(|t| turn_line(&t.role, &t.content))
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let candidates = Candidates {
+        profile: profile.iter().map(profile_line).collect(),
+        memories: ranked
+            .iter()
+            .filter(|r| !shown.contains(&r.memory.id))
+            .map(|r| memory_line(&r.memory))
+            .collect(),
+        summary,
+        recent,
+    };
+    let block = assemble(
+        &candidates,
+        &priority,
+        token_budget as usize,
+        &state.config.tokens,
+    );
+    Ok(ContextResponse {
+        text: block.text,
+        tokens_used: block.tokens_used,
+        token_budget: token_budget as usize,
+        tokenizer: state.config.tokens.encoding(),
+        parts: block.parts,
+        query_time,
+    })
+}

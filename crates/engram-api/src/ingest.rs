@@ -1,0 +1,370 @@
+//! The ingest use-cases: an add (verbatim, or queued for extraction with
+//! optional raw copies) and a session append (turns, and the extraction of
+//! what the user said). Message validation is shared (`dto::messages`); the
+//! routes parse, call these, and shape the answer.
+
+use axum::http::HeaderMap;
+use chrono::{DateTime, Utc};
+use engram_core::extract::{ExtractionRequest, InputMessage};
+use engram_core::policy::{instruction_reason, without_sensitive};
+use engram_core::time::{self, Timestamp};
+use engram_core::{validate, Limits, MemoryKind, NewMemory, Scope, Source, SourceType};
+use engram_store::{Enqueued, NewJob, NewTurn};
+
+use crate::dto::{self, AddMemoriesRequest, AddResult, Role, ValidMessage};
+use crate::error::ApiError;
+use crate::search::embed_all;
+use crate::state::{AppState, Caller};
+
+/// The fields every add shares, validated.
+pub(crate) struct AddCommon {
+    pub scope: Scope,
+    pub importance: f32,
+    pub metadata: serde_json::Value,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub source: Option<Source>,
+    pub said: Vec<ValidMessage>,
+    pub from_messages: bool,
+}
+
+pub(crate) fn validate_add(
+    state: &AppState,
+    req: &AddMemoriesRequest,
+) -> Result<AddCommon, ApiError> {
+    let limits = &state.config.limits;
+    let now = state.clock.now();
+    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
+    let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
+    let metadata =
+        dto::metadata(req.metadata.clone(), limits)?.unwrap_or_else(|| serde_json::json!({}));
+    let expires_at = match (req.expires_at.map(Timestamp::get), req.ttl_seconds) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "give expires_at or ttl_seconds, not both",
+            ))
+        }
+        (Some(at), None) if at <= now => {
+            return Err(ApiError::validation("expires_at", "must be in the future"))
+        }
+        (Some(at), None) => Some(at),
+        (None, Some(ttl)) if !(1..=100 * 365 * 86_400).contains(&ttl) => {
+            return Err(ApiError::validation(
+                "ttl_seconds",
+                "must be between 1 and 3153600000",
+            ))
+        }
+        (None, Some(ttl)) => Some(time::add(now, time::seconds(ttl))),
+        (None, None) => None,
+    };
+    if let Some(r) = req.source.as_ref().and_then(|s| s.source_ref.as_ref()) {
+        validate::identifier("source.ref", r, limits)?;
+    }
+    let said = match (&req.messages, &req.text) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "text",
+                "give messages or text, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(ApiError::validation(
+                "messages",
+                "messages or text is required",
+            ))
+        }
+        (None, Some(text)) => {
+            let (content, redacted) = dto::stored_text("text", text, limits)?;
+            vec![ValidMessage {
+                role: Role::User,
+                content,
+                created_at: None,
+                redacted,
+            }]
+        }
+        (Some(messages), None) => dto::messages(messages, limits, state.config.max_add_chars)?,
+    };
+    let source = req.source.as_ref().map(|s| Source {
+        source_type: s.source_type,
+        source_ref: s.source_ref.clone(),
+    });
+    Ok(AddCommon {
+        scope,
+        importance,
+        metadata,
+        expires_at,
+        source,
+        said,
+        from_messages: req.messages.is_some(),
+    })
+}
+
+/// What the user said in an add without inference, as memories: episodic
+/// messages stated by the user, or a semantic fact from the app; with the
+/// kinds of secret each text had redacted.
+pub(crate) fn verbatim_memories(
+    req: &AddMemoriesRequest,
+    common: &AddCommon,
+) -> Result<(Vec<NewMemory>, Vec<Vec<&'static str>>), ApiError> {
+    for (field, set) in [
+        ("wait", req.wait.is_some()),
+        ("store_raw", req.store_raw.is_some()),
+    ] {
+        if set {
+            return Err(ApiError::validation(field, "applies only with infer: true"));
+        }
+    }
+    let user_said: Vec<&ValidMessage> = common
+        .said
+        .iter()
+        .filter(|s| s.role == Role::User)
+        .collect();
+    if user_said.is_empty() {
+        return Err(ApiError::validation(
+            "messages",
+            "with infer: false, at least one message must have role user",
+        ));
+    }
+    let kind = req.kind.unwrap_or(if common.from_messages {
+        MemoryKind::Episodic
+    } else {
+        MemoryKind::Semantic
+    });
+    let source = common.source.clone().unwrap_or(Source {
+        source_type: if common.from_messages {
+            SourceType::UserStated
+        } else {
+            SourceType::Api
+        },
+        source_ref: None,
+    });
+    let redacted = user_said.iter().map(|s| s.redacted.clone()).collect();
+    let memories = user_said
+        .into_iter()
+        .map(|s| NewMemory {
+            scope: common.scope.clone(),
+            kind,
+            content: s.content.clone(),
+            importance: common.importance,
+            source: source.clone(),
+            metadata: common.metadata.clone(),
+            pinned: req.pinned.unwrap_or(false),
+            expires_at: common.expires_at,
+            created_at: s.created_at,
+        })
+        .collect();
+    Ok((memories, redacted))
+}
+
+/// Embeds in one batch and stores in one statement; `redacted` says, per
+/// memory, which kinds of secret its text had.
+pub(crate) async fn store_verbatim(
+    state: &AppState,
+    caller: &Caller,
+    memories: Vec<NewMemory>,
+    redacted: Vec<Vec<&'static str>>,
+) -> Result<Vec<AddResult>, ApiError> {
+    let texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
+    let vectors = embed_all(state, &texts).await?;
+    let items: Vec<(NewMemory, Vec<f32>)> = memories.into_iter().zip(vectors).collect();
+    let outcomes = state
+        .store
+        .insert_memories(caller.tenant_id, &items, &caller.actor)
+        .await?;
+    Ok(outcomes
+        .into_iter()
+        .zip(redacted.into_iter().chain(std::iter::repeat(Vec::new())))
+        .map(|(o, redacted)| AddResult {
+            id: o.id,
+            memory: o.content,
+            event: o.event,
+            redacted,
+        })
+        .collect())
+}
+
+/// What an Idempotency-Key stands for: a hash of the scope and of the
+/// request as sent (its serialised fields), so a retry of the same request
+/// matches and anything else does not.
+fn fingerprint(req: &AddMemoriesRequest, scope: &Scope) -> String {
+    let request = serde_json::to_string(&(scope, req)).unwrap_or_default();
+    engram_core::access::hash_key(&request)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The `Idempotency-Key` header, validated, if sent.
+pub(crate) fn idempotency_key(
+    headers: &HeaderMap,
+    limits: &Limits,
+) -> Result<Option<String>, ApiError> {
+    match headers.get("idempotency-key") {
+        Some(v) => {
+            let v = v
+                .to_str()
+                .map_err(|_| ApiError::validation("Idempotency-Key", "must be visible ASCII"))?;
+            Ok(Some(validate::identifier("Idempotency-Key", v, limits)?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Messages as extraction reads them, each with its time (the server's
+/// now when the client gave none). Secrets were redacted when they were read.
+pub(crate) fn said(messages: &[ValidMessage], now: DateTime<Utc>) -> Vec<InputMessage> {
+    messages
+        .iter()
+        .map(|s| InputMessage {
+            role: s.role,
+            content: s.content.clone(),
+            created_at: s.created_at.unwrap_or(now),
+        })
+        .collect()
+}
+
+/// Queues extraction of an add's messages and stores, in the same
+/// transaction, the raw copies asked for (`store_raw`), which follow the
+/// same policy as facts: no orders, and no sensitive clause unless allowed.
+pub(crate) async fn enqueue_inferred(
+    state: &AppState,
+    caller: &Caller,
+    idempotency_key: Option<String>,
+    req: &AddMemoriesRequest,
+    common: &AddCommon,
+) -> Result<(Enqueued, Vec<AddResult>), ApiError> {
+    let messages = said(&common.said, state.clock.now());
+    let request = ExtractionRequest {
+        messages,
+        source: common.source.clone().unwrap_or(Source {
+            source_type: SourceType::UserStated,
+            source_ref: None,
+        }),
+        allow_sensitive: req.allow_sensitive.unwrap_or(false),
+        trusted: req.trusted.unwrap_or(false),
+    };
+    let raw = if req.store_raw.unwrap_or(false) {
+        raw_copies(&request, common)
+    } else {
+        Vec::new()
+    };
+    let texts: Vec<String> = raw.iter().map(|m| m.content.clone()).collect();
+    let vectors = if texts.is_empty() {
+        Vec::new()
+    } else {
+        embed_all(state, &texts).await?
+    };
+    let raw_items: Vec<(NewMemory, Vec<f32>)> = raw.into_iter().zip(vectors).collect();
+    let job = NewJob {
+        scope: common.scope.clone(),
+        payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        fingerprint: idempotency_key
+            .as_ref()
+            .map(|_| fingerprint(req, &common.scope)),
+        idempotency_key,
+        max_attempts: state.config.job_max_attempts,
+        source_ref: request.source.source_ref.clone(),
+    };
+    let enqueued = state
+        .store
+        .enqueue_extraction(caller.tenant_id, &job, &raw_items, &caller.actor)
+        .await?;
+    let raw_results = enqueued
+        .raw
+        .iter()
+        .map(|o| AddResult {
+            id: o.id,
+            memory: o.content.clone(),
+            event: o.event,
+            redacted: Vec::new(),
+        })
+        .collect();
+    Ok((enqueued, raw_results))
+}
+
+/// The verbatim copies of what the user said that the write policy allows.
+fn raw_copies(request: &ExtractionRequest, common: &AddCommon) -> Vec<NewMemory> {
+    request
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User && instruction_reason(&m.content).is_none())
+        .filter_map(|m| {
+            let content = if request.allow_sensitive {
+                m.content.clone()
+            } else {
+                without_sensitive(&m.content).0
+            };
+            (!content.trim().is_empty()).then_some((m, content))
+        })
+        .map(|(m, content)| NewMemory {
+            scope: common.scope.clone(),
+            kind: MemoryKind::Episodic,
+            content,
+            importance: common.importance,
+            source: Source {
+                source_type: SourceType::UserStated,
+                source_ref: request.source.source_ref.clone(),
+            },
+            metadata: common.metadata.clone(),
+            pinned: false,
+            expires_at: common.expires_at,
+            created_at: Some(m.created_at),
+        })
+        .collect()
+}
+
+/// Where a session's extracted facts came from, for provenance and purges.
+pub(crate) fn session_source(session_id: &str) -> String {
+    format!("session:{session_id}")
+}
+
+/// A session append's turns (with their token counts) and, unless
+/// `infer` is off, the job that extracts what the user said.
+pub(crate) fn session_append(
+    state: &AppState,
+    session_id: &str,
+    user_id: &str,
+    messages: &[ValidMessage],
+    infer: bool,
+    allowances: (bool, bool),
+) -> Result<(Vec<NewTurn>, Option<NewJob>), ApiError> {
+    let said = said(messages, state.clock.now());
+    let turns = said
+        .iter()
+        .map(|m| NewTurn {
+            role: serde_json::to_value(m.role)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "user".into()),
+            tokens: state.config.tokens.count(&m.content) as i32,
+            content: m.content.clone(),
+            created_at: m.created_at,
+        })
+        .collect();
+    if !infer {
+        return Ok((turns, None));
+    }
+    let (allow_sensitive, trusted) = allowances;
+    let request = ExtractionRequest {
+        messages: said,
+        source: Source {
+            source_type: SourceType::UserStated,
+            source_ref: Some(session_source(session_id)),
+        },
+        allow_sensitive,
+        trusted,
+    };
+    let job = NewJob {
+        scope: Scope {
+            user_id: Some(user_id.to_owned()),
+            agent_id: None,
+            session_id: Some(session_id.to_owned()),
+        },
+        payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        idempotency_key: None,
+        fingerprint: None,
+        max_attempts: state.config.job_max_attempts,
+        source_ref: Some(session_source(session_id)),
+    };
+    Ok((turns, Some(job)))
+}
