@@ -20,33 +20,16 @@ fi
 
 cd "$ROOT"
 cargo build --locked --bin engram -q
-DB="engram_fuzz_$$"
-PSQL="$ENGRAM_PG_BIN/psql"
-"$PSQL" -q "$ENGRAM_TEST_DATABASE_URL" -c "CREATE DATABASE $DB"
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-KEY="fuzz-$$-key"
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  "$PSQL" -q "$ENGRAM_TEST_DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true
-}
-trap cleanup EXIT
+# shellcheck disable=SC1091
+source "$ROOT/scripts/scratch-server.sh"
+scratch_server fuzz
+KEY="$SCRATCH_KEY"
 
-ENGRAM_DATABASE_URL="${ENGRAM_TEST_DATABASE_URL%/*}/$DB" ENGRAM_API_KEY="$KEY" \
-  ENGRAM_BIND="127.0.0.1:$PORT" ENGRAM_RATE_LIMIT_PER_SECOND=0 \
-  ENGRAM_CONSOLIDATION_SCHEDULE=off RUST_LOG=warn \
-  target/debug/engram serve >"$DATA/fuzz-server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-  if curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then break; fi
-  sleep 0.2
-done
-
-log "schemathesis against 127.0.0.1:$PORT"
+log "schemathesis against $SCRATCH_URL"
 # Edge-of-calendar date-times and long queries (scripts/fuzz_hooks.py).
 PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=${FUZZ_HOOKS-fuzz_hooks} \
   "$VENV/bin/schemathesis" run openapi.yaml \
-  --url "http://127.0.0.1:$PORT" \
+  --url "$SCRATCH_URL" \
   --header "Authorization: Bearer $KEY" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "${ENGRAM_FUZZ_EXAMPLES:-25}" \

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The client suites against a live `engram serve` (part of `make test`):
+# the Python client installed, as a user would, into a private virtualenv
+# under the data folder with pinned tools, then pytest.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
+# shellcheck disable=SC1091
+source "$DATA/env"
+# shellcheck disable=SC1091
+source "$ROOT/scripts/scratch-server.sh"
+log() { printf '[clients] %s\n' "$*" >&2; }
+
+VENV="$DATA/client-venv"
+PINS=(httpx==0.28.1 pydantic==2.10.6 pytest==8.3.4 pyyaml==6.0.2)
+if ! "$VENV/bin/python" -c 'import httpx, pydantic, pytest, yaml' 2>/dev/null; then
+  log "creating $VENV (${PINS[*]})"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "${PINS[@]}"
+fi
+log "installing clients/python into $VENV"
+"$VENV/bin/pip" install -q --force-reinstall --no-deps "$ROOT/clients/python"
+
+cd "$ROOT"
+cargo build --locked --bin engram -q
+scratch_server clients
+log "pytest against $SCRATCH_URL"
+ENGRAM_URL="$SCRATCH_URL" ENGRAM_API_KEY="$SCRATCH_KEY" \
+  "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/clients/python/tests"
