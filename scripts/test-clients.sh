@@ -27,3 +27,15 @@ scratch_server clients
 log "pytest against $SCRATCH_URL"
 ENGRAM_URL="$SCRATCH_URL" ENGRAM_API_KEY="$SCRATCH_KEY" \
   "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/clients/python/tests"
+
+# The TypeScript client: built and tested from a copy under the data folder
+# (its node_modules stay out of the source tree), pinned by package-lock.json.
+TS="$DATA/ts-client"
+rm -rf "$TS" && mkdir -p "$TS"
+cp -r "$ROOT/clients/typescript/package.json" "$ROOT/clients/typescript/package-lock.json" \
+  "$ROOT/clients/typescript/tsconfig.json" "$ROOT/clients/typescript/src" "$ROOT/clients/typescript/test" "$TS/"
+log "npm ci in $TS (builds dist with tsc)"
+(cd "$TS" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+log "node --test against $SCRATCH_URL"
+ENGRAM_OPENAPI="$ROOT/openapi.yaml" ENGRAM_URL="$SCRATCH_URL" ENGRAM_API_KEY="$SCRATCH_KEY" \
+  node --test "$TS/test/"
