@@ -33,7 +33,8 @@ ENGRAM_URL="$SCRATCH_URL" ENGRAM_API_KEY="$SCRATCH_KEY" \
 TS="$DATA/ts-client"
 rm -rf "$TS" && mkdir -p "$TS"
 cp -r "$ROOT/clients/typescript/package.json" "$ROOT/clients/typescript/package-lock.json" \
-  "$ROOT/clients/typescript/tsconfig.json" "$ROOT/clients/typescript/src" "$ROOT/clients/typescript/test" "$TS/"
+  "$ROOT/clients/typescript/tsconfig.json" "$ROOT/clients/typescript/README.md" \
+  "$ROOT/clients/typescript/src" "$ROOT/clients/typescript/test" "$TS/"
 log "npm ci in $TS (builds dist with tsc)"
 (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 log "node --test against $SCRATCH_URL"

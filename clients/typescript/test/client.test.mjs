@@ -117,3 +117,23 @@ test("errors carry the problem document", { skip: !live && "no live server" }, a
   await assert.rejects(c.sessions.append(s, { user_id: `${u}-x`, messages: [{ role: "user", content: "hi" }] }), (e) => e.status === 409 && e.kind === "session-owner");
   await c.admin.eraseUser(u);
 });
+
+test("the README's snippets run as written", { skip: !live && "no live server" }, async () => {
+  const ts = (await import("typescript")).default;
+  const readmes = [join(root, "README.md")];
+  let ran = 0;
+  for (const readme of readmes) {
+    for (const [, block] of readFileSync(readme, "utf8").matchAll(/```ts\n([\s\S]*?)```/g)) {
+      if (!block.includes("@engram/client")) continue;
+      const js = ts.transpileModule(block, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
+        .replace(/from "@engram\/client"/g, `from ${JSON.stringify(join(root, "dist", "index.js"))}`);
+      const file = join(mkdtempSync(join(tmpdir(), "engram-readme-")), "snippet.mjs");
+      (await import("node:fs")).writeFileSync(file, js);
+      const out = execFileSync(process.execPath, [file], { env: process.env, encoding: "utf8" });
+      assert.match(out, /Berlin/);
+      assert.match(out, /422 validation user_id/);
+      ran++;
+    }
+  }
+  assert.ok(ran >= 1, "the snippets are found");
+});
