@@ -11,6 +11,17 @@ source "$DATA/env"
 source "$ROOT/scripts/scratch-server.sh"
 log() { printf '[clients] %s\n' "$*" >&2; }
 
+# Node 18+ and npm for the TypeScript client: Debian's when missing.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing nodejs and npm (Debian)"
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  else
+    log "node and npm are missing; install Node 18+ to run the TypeScript client's tests"
+    exit 1
+  fi
+fi
+
 VENV="$DATA/client-venv"
 PINS=(httpx==0.28.1 pydantic==2.10.6 pytest==8.3.4 pyyaml==6.0.2)
 if ! "$VENV/bin/python" -c 'import httpx, pydantic, pytest, yaml' 2>/dev/null; then
