@@ -31,3 +31,15 @@ def test_model_matches_the_spec(model, schema):
         f"only in the model {sorted(fields - properties(schemas, schema))}, "
         f"only in the spec {sorted(properties(schemas, schema) - fields)}"
     )
+
+
+def test_the_async_resources_are_generated_from_the_sync_ones():
+    import importlib.util
+
+    tools = pathlib.Path(__file__).resolve().parents[1] / "tools" / "gen_async.py"
+    spec = importlib.util.spec_from_file_location("gen_async", tools)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    pkg = pathlib.Path(__file__).resolve().parents[1] / "src" / "engram_client"
+    expected = gen.transform((pkg / "_resources.py").read_text())
+    assert (pkg / "_resources_async.py").read_text() == expected, "run clients/python/tools/gen_async.py"

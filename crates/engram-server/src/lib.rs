@@ -18,7 +18,7 @@ use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::Store;
-use engram_worker::{ExtractionPipeline, PipelineConfig};
+use engram_worker::{JobHandlers, PipelineConfig};
 use sqlx::postgres::PgPoolOptions;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -169,9 +169,9 @@ pub fn pipeline(
     embedder: Arc<dyn Embedder>,
     extractor: Arc<dyn Extractor>,
     clock: Arc<dyn Clock>,
-) -> ExtractionPipeline {
+) -> JobHandlers {
     let counter = TokenCounter::new(Encoding::O200kBase);
-    ExtractionPipeline {
+    JobHandlers {
         store,
         embedder,
         extractor,
@@ -194,7 +194,7 @@ pub fn configured_pipeline(
     context: &config::ContextArgs,
     consolidation: engram_worker::ConsolidationSettings,
     clock: Arc<dyn Clock>,
-) -> Arc<ExtractionPipeline> {
+) -> Arc<JobHandlers> {
     let counter = TokenCounter::new(context.tokenizer);
     let mut p = pipeline(store, embedder, extractor(llm), clock);
     p.summarizer = summarizer(llm, &counter);

@@ -8,5 +8,5 @@ mod runner;
 pub use consolidate::{
     parse_schedule, spawn_schedule, ConsolidationSettings, Consolidator, RunTarget,
 };
-pub use pipeline::{ExtractionPipeline, PipelineConfig, ResultItem};
+pub use pipeline::{JobHandlers, PipelineConfig, ResultItem};
 pub use runner::{run_one, spawn_workers, WorkerConfig};

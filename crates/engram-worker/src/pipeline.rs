@@ -1,4 +1,6 @@
-//! One extraction job, start to end.
+//! The handlers of the job queue, one per kind (`JobKind`): extraction
+//! (screen, extract, decide, apply in one transaction), summaries, and
+//! consolidation runs; `process` dispatches a claimed job to its handler.
 
 use std::sync::Arc;
 
@@ -98,7 +100,8 @@ pub enum JobError {
     Summarize(#[from] engram_context::SummarizeError),
 }
 
-pub struct ExtractionPipeline {
+/// What the handlers need: the store, the models, the clock and settings.
+pub struct JobHandlers {
     pub store: Store,
     pub embedder: Arc<dyn Embedder>,
     pub extractor: Arc<dyn Extractor>,
@@ -121,7 +124,7 @@ fn payload<T: serde::de::DeserializeOwned>(job: &JobRow) -> Result<T, JobError> 
     serde_json::from_value(payload).map_err(|e| JobError::Payload(e.to_string()))
 }
 
-impl ExtractionPipeline {
+impl JobHandlers {
     /// Runs a claimed job to completion; the caller records a failure.
     /// Returns what an extraction did (a summary reports nothing here).
     pub async fn process(&self, job: &JobRow) -> Result<Vec<ResultItem>, JobError> {

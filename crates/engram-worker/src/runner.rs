@@ -9,7 +9,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::pipeline::ExtractionPipeline;
+use crate::pipeline::JobHandlers;
 
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -46,7 +46,7 @@ fn backoff(config: &WorkerConfig, attempts: i32) -> Duration {
 /// Each loop is supervised: should it ever panic it is started again, so no
 /// input can leave a process without workers.
 pub fn spawn_workers(
-    pipeline: Arc<ExtractionPipeline>,
+    pipeline: Arc<JobHandlers>,
     config: WorkerConfig,
     stop: watch::Receiver<bool>,
 ) -> Vec<JoinHandle<()>> {
@@ -85,11 +85,7 @@ pub fn spawn_workers(
     handles
 }
 
-async fn listen(
-    pipeline: Arc<ExtractionPipeline>,
-    wake: Arc<Notify>,
-    mut stop: watch::Receiver<bool>,
-) {
+async fn listen(pipeline: Arc<JobHandlers>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
     loop {
         let mut listener = match PgListener::connect_with(pipeline.store.pool()).await {
             Ok(l) => l,
@@ -114,7 +110,7 @@ async fn listen(
 }
 
 async fn work(
-    pipeline: Arc<ExtractionPipeline>,
+    pipeline: Arc<JobHandlers>,
     config: WorkerConfig,
     name: String,
     wake: Arc<Notify>,
@@ -150,7 +146,7 @@ const PANICKED: &str =
 /// maximum) and never the worker's; an attempt that outlives the lease is
 /// abandoned and counted the same way.
 pub async fn run_one(
-    pipeline: &Arc<ExtractionPipeline>,
+    pipeline: &Arc<JobHandlers>,
     config: &WorkerConfig,
     name: &str,
 ) -> Result<bool, engram_store::StoreError> {

@@ -11,18 +11,12 @@ import httpx
 from . import models as m
 from ._core import Call, Config, check, job_backoff, read, retry_delay, split_add
 from ._errors import JobFailedError, JobTimeoutError
-from ._resources import Admin, Context, Jobs, Memories, Sessions, Users
+from . import _resources, _resources_async
 
 
 class _Base:
     def __init__(self, cfg: Config) -> None:
         self._cfg = cfg
-        self.memories = Memories(self)
-        self.jobs = Jobs(self)
-        self.sessions = Sessions(self)
-        self.users = Users(self)
-        self.context = Context(self)
-        self.admin = Admin(self)
 
     def _request(self, call: Call) -> httpx.Request:
         headers = {**self._cfg.headers(), **call.headers}
@@ -54,6 +48,12 @@ class Engram(_Base):
     ) -> None:
         super().__init__(Config.resolve(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff))
         self._http = http_client or httpx.Client(timeout=timeout)
+        self.memories = _resources.Memories(self)
+        self.jobs = _resources.Jobs(self)
+        self.sessions = _resources.Sessions(self)
+        self.users = _resources.Users(self)
+        self.context = _resources.Context(self)
+        self.admin = _resources.Admin(self)
 
     def close(self) -> None:
         self._http.close()
@@ -86,7 +86,7 @@ class Engram(_Base):
         memories, job, job_id = split_add(status, b)
         if wait and job is None and job_id:
             job = self._wait_job(job_id, 120.0, False).model_dump()
-        return m.AddOutcome(memories=memories, job=job, job_id=job_id)
+        return m.AddOutcome.model_validate({"memories": memories, "job": job, "job_id": job_id})
 
     def _wait_job(self, id: str, timeout: float, raise_on_failure: bool) -> m.Job:
         deadline = time.monotonic() + timeout
@@ -150,6 +150,12 @@ class AsyncEngram(_Base):
     ) -> None:
         super().__init__(Config.resolve(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff))
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        self.memories = _resources_async.Memories(self)
+        self.jobs = _resources_async.Jobs(self)
+        self.sessions = _resources_async.Sessions(self)
+        self.users = _resources_async.Users(self)
+        self.context = _resources_async.Context(self)
+        self.admin = _resources_async.Admin(self)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -182,7 +188,7 @@ class AsyncEngram(_Base):
         memories, job, job_id = split_add(status, b)
         if wait and job is None and job_id:
             job = (await self._wait_job(job_id, 120.0, False)).model_dump()
-        return m.AddOutcome(memories=memories, job=job, job_id=job_id)
+        return m.AddOutcome.model_validate({"memories": memories, "job": job, "job_id": job_id})
 
     async def _wait_job(self, id: str, timeout: float, raise_on_failure: bool) -> m.Job:
         deadline = time.monotonic() + timeout
