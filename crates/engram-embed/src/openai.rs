@@ -81,15 +81,17 @@ impl OpenAiEmbedder {
         if self.config.request_dimensions {
             args.dimensions(self.config.dimensions as u32);
         }
-        let request = args
-            .build()
-            .map_err(|e| EmbedError::Remote(e.to_string()))?;
+        let request = args.build().map_err(|e| {
+            EmbedError::Remote(engram_core::policy::without_url_credentials(&e.to_string()))
+        })?;
         let mut response = self
             .client
             .embeddings()
             .create(request)
             .await
-            .map_err(|e| EmbedError::Remote(e.to_string()))?;
+            .map_err(|e| {
+                EmbedError::Remote(engram_core::policy::without_url_credentials(&e.to_string()))
+            })?;
         if response.data.len() != chunk.len() {
             return Err(EmbedError::Remote(format!(
                 "asked for {} embeddings, got {}",

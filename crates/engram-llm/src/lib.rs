@@ -194,7 +194,7 @@ fn refuses_format(e: &OpenAIError) -> bool {
 }
 
 fn service_error(e: OpenAIError) -> ExtractError {
-    ExtractError::Service(e.to_string())
+    ExtractError::Service(engram_core::policy::without_url_credentials(&e.to_string()))
 }
 
 fn render(messages: &[InputMessage]) -> String {

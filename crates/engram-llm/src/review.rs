@@ -108,7 +108,9 @@ impl ConflictReviewer for LlmConflictReviewer {
         });
         let text = completion_text(&self.client, "review", request)
             .await
-            .map_err(|e| ReviewError::Service(e.to_string()))?;
+            .map_err(|e| {
+                ReviewError::Service(engram_core::policy::without_url_credentials(&e.to_string()))
+            })?;
         parse_review(&text, group)
     }
 }

@@ -64,7 +64,11 @@ impl Summarizer for LlmSummarizer {
         });
         let text = completion_text(&self.client, "summarize", request)
             .await
-            .map_err(|e| SummarizeError::Service(e.to_string()))?
+            .map_err(|e| {
+                SummarizeError::Service(engram_core::policy::without_url_credentials(
+                    &e.to_string(),
+                ))
+            })?
             .trim()
             .to_owned();
         if text.is_empty() {

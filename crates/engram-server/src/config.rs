@@ -50,14 +50,7 @@ impl std::str::FromStr for Endpoint {
 
 /// `scheme://user:pass@host/…` → `scheme://host/…`; anything else as it is.
 pub fn without_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
+    engram_core::policy::without_url_credentials(url)
 }
 
 #[derive(Debug, Clone, Args)]

@@ -15,8 +15,17 @@ from . import _resources, _resources_async
 
 
 class _Base:
-    def __init__(self, cfg: Config) -> None:
-        self._cfg = cfg
+    def __init__(
+        self,
+        base_url: Optional[str],
+        api_key: Optional[str],
+        tenant: Optional[str],
+        timeout: float,
+        max_retries: int,
+        retry_budget: float,
+        backoff: float,
+    ) -> None:
+        self._cfg = Config.resolve(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff)
 
     def _request(self, call: Call) -> httpx.Request:
         headers = {**self._cfg.headers(), **call.headers}
@@ -46,7 +55,7 @@ class Engram(_Base):
         backoff: float = 0.25,
         http_client: Optional[httpx.Client] = None,
     ) -> None:
-        super().__init__(Config.resolve(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff))
+        super().__init__(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff)
         self._http = http_client or httpx.Client(timeout=timeout)
         self.memories = _resources.Memories(self)
         self.jobs = _resources.Jobs(self)
@@ -148,7 +157,7 @@ class AsyncEngram(_Base):
         backoff: float = 0.25,
         http_client: Optional[httpx.AsyncClient] = None,
     ) -> None:
-        super().__init__(Config.resolve(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff))
+        super().__init__(base_url, api_key, tenant, timeout, max_retries, retry_budget, backoff)
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
         self.memories = _resources_async.Memories(self)
         self.jobs = _resources_async.Jobs(self)

@@ -3,6 +3,7 @@ makes, how an answer is read, and when to retry. No I/O here."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from dataclasses import dataclass, field
@@ -96,8 +97,6 @@ def read(status: int, content: bytes, content_type: str) -> Any:
     if not content:
         return None
     if "json" in content_type:
-        import json
-
         try:
             return json.loads(content)
         except ValueError:

@@ -12,7 +12,10 @@ mod sensitive;
 pub use instructions::instruction_reason;
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
-pub use secrets::{find_secret, redact, redact_json, redact_secrets, secret_spans, SecretSpan};
+pub use secrets::{
+    find_secret, redact, redact_json, redact_secrets, secret_spans, without_url_credentials,
+    SecretSpan,
+};
 pub use sensitive::{sensitive_category, without_sensitive};
 
 /// Why a piece of text was refused.

@@ -765,3 +765,34 @@ mod tests {
         );
     }
 }
+
+static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@?#]+@").unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// `text` with the `user:password@` of every URL in it removed: what an HTTP
+/// client's error says about an endpoint configured with credentials in its
+/// URL, before it reaches a log, a job's error or a response.
+pub fn without_url_credentials(text: &str) -> String {
+    URL_CREDENTIALS.replace_all(text, "$1").into_owned()
+}
+
+#[cfg(test)]
+mod url_credential_tests {
+    use super::without_url_credentials as strip;
+
+    #[test]
+    fn credentials_in_urls_are_removed_and_the_rest_kept() {
+        assert_eq!(
+            strip("error sending request for url (https://me:pa55@llm.example/v1/chat)"),
+            "error sending request for url (https://llm.example/v1/chat)"
+        );
+        assert_eq!(
+            strip("postgres://u:p@h:5432/db and http://t@x"),
+            "postgres://h:5432/db and http://x"
+        );
+        assert_eq!(strip("http://h/v1?x=a@b"), "http://h/v1?x=a@b");
+        assert_eq!(strip("mail me at a@b.c"), "mail me at a@b.c");
+        assert_eq!(strip(""), "");
+    }
+}
