@@ -14,6 +14,7 @@ from engram_client import (
     ConflictError,
     Engram,
     NotFoundError,
+    PermissionDeniedError,
     ValidationError,
     models,
 )
@@ -116,6 +117,23 @@ def test_admin(client, user, tmp_path):
     assert erased.counts["memories"] == 1
     audit = client.admin.audit(action="user.erase", user_id=user)
     assert len(audit.results) == 1 and audit.results[0].subject_hash
+
+
+def test_a_key_bound_to_a_user(client, user):
+    bound = client.admin.create_key(role="tenant", name="device", tenant="default", user_id=user)
+    assert bound.user_id == user and bound.agent_id is None
+    other = client.memories.add(user_id=user + "-other", text="I hide gold in the attic.", infer=False).memories[0]
+    with Engram(client._cfg.base_url, bound.key) as device:
+        me = device.users.me()
+        assert isinstance(me, models.Caller) and me.user_id == user and me.role == "tenant"
+        mine = device.memories.add(text="I cycle to work.", infer=False).memories[0]
+        assert device.memories.get(mine.id).user_id == user
+        with pytest.raises(PermissionDeniedError):
+            device.memories.search(query="gold", user_id=user + "-other")
+        with pytest.raises(NotFoundError):
+            device.memories.get(other.id)
+        assert [m.id for m in device.memories.list()] == [mine.id]
+    assert client.users.me().user_id is None
 
 
 def test_error_paths(live, client, user):

@@ -28,6 +28,7 @@ export type ContextResponse = S["ContextResponse"];
 export type Profile = S["Profile"];
 export type Key = S["Key"];
 export type CreatedKey = S["CreatedKey"];
+export type Caller = S["Caller"];
 export type AdminList = S["AdminList"];
 export type ErasureReceipt = S["ErasureReceipt"];
 export type AuditList = S["AuditList"];
@@ -317,6 +318,10 @@ export class Sessions extends Group {
 }
 
 export class Users extends Group {
+  /** The calling key: its tenant, role, and the user (and agent) it is bound to, if any. */
+  me(): Promise<Caller> {
+    return this.c.call({ method: "GET", path: "/v1/me" });
+  }
   profile(userId: string, query: { limit?: number } = {}): Promise<Profile> {
     return this.c.call({ method: "GET", path: `/v1/users/${seg(userId)}/profile`, query });
   }

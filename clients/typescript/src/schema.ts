@@ -467,6 +467,32 @@ export interface paths {
         patch: operations["patch_profile"];
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling key
+         * @description The tenant the request acts in, the key's role, and the user (and agent) it is bound to, if any; an MCP bridge or an app on a user's device learns from it whom its key acts for.
+         */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/keys": {
         parameters: {
             query?: never;
@@ -1316,6 +1342,10 @@ export interface components {
             /** @description The tenant's name; required for tenant and read-only keys, refused for admin keys. Not a UUID. */
             tenant?: string;
             name: components["schemas"]["Identifier"];
+            /** @description Bind the key to this user of its tenant (not for admin keys). It then acts only for them, on REST and MCP. */
+            user_id?: components["schemas"]["Identifier"];
+            /** @description With `user_id`, bind the key to this agent of the user as well. */
+            agent_id?: components["schemas"]["Identifier"];
         };
         KeyFields: {
             /** Format: uuid */
@@ -1331,6 +1361,28 @@ export interface components {
             created_at: string;
             last_used_at: components["schemas"]["NullableTime"];
             revoked_at: components["schemas"]["NullableTime"];
+            /** @description The user a bound key acts for; null when unbound. */
+            user_id: string | null;
+            /** @description The agent a bound key acts for; null when not bound to one. */
+            agent_id: string | null;
+        };
+        Caller: {
+            /**
+             * Format: uuid
+             * @description The tenant the request acts in.
+             */
+            tenant_id: string;
+            /** @enum {string} */
+            role: "admin" | "tenant" | "read-only";
+            /**
+             * Format: uuid
+             * @description Null for the key in ENGRAM_API_KEY.
+             */
+            key_id: string | null;
+            /** @description The user a bound key acts for; null when unbound. */
+            user_id: string | null;
+            /** @description The agent a bound key acts for; null when not bound to one. */
+            agent_id: string | null;
         };
         Key: components["schemas"]["KeyFields"];
         CreatedKey: components["schemas"]["KeyFields"] & {
@@ -1599,7 +1651,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key's role does not allow this operation (read-only keys only read; keys and the audit log need an admin key). */
+        /** @description The key's role does not allow this operation (read-only keys only read; keys and the audit log need an admin key), or the key is bound to one user and the request names another user or agent, or is tenant-wide. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -1776,6 +1828,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Validation"];
             429: components["responses"]["TooManyRequests"];
@@ -1913,6 +1966,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2307,6 +2361,7 @@ export interface operations {
             };
             400: components["responses"]["MalformedJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2345,6 +2400,7 @@ export interface operations {
             };
             400: components["responses"]["BadParameter"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Validation"];
             429: components["responses"]["TooManyRequests"];
@@ -2389,6 +2445,36 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Caller"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

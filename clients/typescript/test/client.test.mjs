@@ -105,6 +105,21 @@ test("every resource against a live server", { skip: !live && "no live server" }
   assert.ok((await c.admin.audit({ action: "user.erase", user_id: u })).results.length === 1);
 });
 
+test("a key bound to a user acts only for them", { skip: !live && "no live server" }, async () => {
+  const c = new Engram();
+  const u = user();
+  const bound = await c.admin.createKey({ role: "tenant", name: "device", tenant: "default", user_id: u });
+  assert.equal(bound.user_id, u);
+  const device = new Engram({ apiKey: bound.key });
+  assert.equal((await device.users.me()).user_id, u);
+  const mine = await device.memories.add({ text: "I cycle to work.", infer: false });
+  assert.equal(mine.memories[0].user_id, u);
+  await assert.rejects(device.memories.search({ query: "x", user_id: `${u}-other` }), (e) => e.status === 403);
+  assert.equal((await c.users.me()).user_id, null);
+  await c.admin.eraseUser(u);
+  await assert.rejects(device.users.me(), (e) => e.status === 401);
+});
+
 test("errors carry the problem document", { skip: !live && "no live server" }, async () => {
   const wrong = new Engram({ apiKey: "egm_not_a_key" });
   await assert.rejects(wrong.memories.search({ query: "x", user_id: "u" }), (e) => e.status === 401 && e.kind === "unauthorized");

@@ -50,10 +50,17 @@ pub async fn authenticate(
 /// Refuses the request unless the caller's role allows `needed`. A role check,
 /// not a resource check, so 403 reveals nothing about any row.
 pub async fn require(needed: Access, req: Request, next: Next) -> Result<Response, ApiError> {
-    let allowed = req
-        .extensions()
-        .get::<Caller>()
-        .is_some_and(|c| c.role.allows(needed));
+    let caller = req.extensions().get::<Caller>();
+    // A key bound to one user never acts tenant-wide (GDPR views of every
+    // user, erasure, source purges) nor deployment-wide.
+    if caller.is_some_and(|c| c.binding.is_some())
+        && matches!(needed, Access::TenantAdmin | Access::Admin)
+    {
+        return Err(ApiError::Forbidden(
+            "this key is bound to one user and may not use tenant-wide operations",
+        ));
+    }
+    let allowed = caller.is_some_and(|c| c.role.allows(needed));
     if !allowed {
         return Err(ApiError::Forbidden(match needed {
             Access::Admin => "this operation needs an admin key",
@@ -111,6 +118,7 @@ async fn identify(state: &AppState, presented: &str) -> Result<Caller, ApiError>
         key_id: Some(id),
         actor: format!("key:{id}"),
         request_id: None,
+        binding: stored.info.binding(),
     })
 }
 

@@ -9,7 +9,7 @@ use engram_context::lines::{memory_line, profile_line, turn_line};
 use engram_context::{assemble, Candidates, Section};
 use engram_core::time::Timestamp;
 use engram_core::validate;
-use engram_core::{MemoryFilter, Scope};
+use engram_core::MemoryFilter;
 use engram_store::StoreError;
 
 use crate::dto::{ContextRequest, ContextResponse};
@@ -32,9 +32,14 @@ pub(crate) struct ContextPlan {
 }
 
 /// Checks every field of a context request, naming the one at fault.
-pub(crate) fn plan(state: &AppState, req: ContextRequest) -> Result<ContextPlan, ApiError> {
+pub(crate) fn plan(
+    state: &AppState,
+    caller: &Caller,
+    req: ContextRequest,
+) -> Result<ContextPlan, ApiError> {
     let limits = &state.config.limits;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
+    caller.check_user(&user_id)?;
     let session_id = req
         .session_id
         .as_deref()
@@ -99,11 +104,11 @@ pub(crate) async fn build(
     // them at once (the search's embedding overlaps the other two).
     let profile = async {
         if wants(Section::Profile) {
-            state
+            let entries = state
                 .store
                 .profile(tenant, &user_id, now, PROFILE_LIMIT)
-                .await
-                .map_err(ApiError::from)
+                .await?;
+            Ok(caller.visible(entries))
         } else {
             Ok(Vec::new())
         }
@@ -113,10 +118,13 @@ pub(crate) async fn build(
             return Ok((Vec::new(), None));
         }
         let filter = MemoryFilter {
-            scope: Scope {
-                user_id: Some(user_id.clone()),
-                ..Default::default()
-            },
+            scope: caller.scope(
+                &Some(user_id.clone()),
+                &None,
+                &None,
+                true,
+                &state.config.limits,
+            )?,
             now: Some(now),
             ..Default::default()
         };

@@ -29,11 +29,12 @@ pub(crate) struct AddCommon {
 
 pub(crate) fn validate_add(
     state: &AppState,
+    caller: &Caller,
     req: &AddMemoriesRequest,
 ) -> Result<AddCommon, ApiError> {
     let limits = &state.config.limits;
     let now = state.clock.now();
-    let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
+    let scope = caller.scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
     let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
     let metadata =
         dto::metadata(req.metadata.clone(), limits)?.unwrap_or_else(|| serde_json::json!({}));

@@ -3,6 +3,7 @@
 
 mod audit;
 mod auth;
+mod binding;
 mod context_block;
 pub mod dto;
 mod error;
@@ -132,6 +133,7 @@ fn routes() -> Vec<Route> {
             sessions::get_session,
         ),
         route(M::POST, "/v1/context", read, context::build_context),
+        route(M::GET, "/v1/me", read, admin::whoami),
         route(
             M::GET,
             "/v1/users/{user_id}/profile",

@@ -10,7 +10,7 @@ use engram_core::{
     fuse, rank, Memory, MemoryFilter, RankParams, ScoredMemory, SearchMode, Signals,
 };
 
-use crate::dto::{self, QueryTimeUse, SearchRequest};
+use crate::dto::{QueryTimeUse, SearchRequest};
 use crate::error::ApiError;
 use crate::state::{AppState, Caller};
 
@@ -58,10 +58,14 @@ pub(crate) struct SearchPlan {
 impl SearchPlan {
     /// A search request, every field checked and named when at fault, with
     /// the server's defaults where it says nothing.
-    pub fn from_request(state: &AppState, req: SearchRequest) -> Result<Self, ApiError> {
+    pub fn from_request(
+        state: &AppState,
+        caller: &Caller,
+        req: SearchRequest,
+    ) -> Result<Self, ApiError> {
         let limits = &state.config.limits;
         let query = validate::query("query", &req.query, limits)?;
-        let scope = dto::scope(&req.user_id, &req.agent_id, &req.session_id, false, limits)?;
+        let scope = caller.scope(&req.user_id, &req.agent_id, &req.session_id, false, limits)?;
         let top_k = req.top_k.unwrap_or(10);
         if !(1..=100).contains(&top_k) {
             return Err(ApiError::validation("top_k", "must be between 1 and 100"));

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use engram_core::access::hash_key;
-use engram_core::{Clock, Embedder, Limits, Role, SearchWeights, DEFAULT_TENANT};
+use engram_core::{Clock, Embedder, KeyBinding, Limits, Role, SearchWeights, DEFAULT_TENANT};
 use engram_store::AuditEntry;
 use engram_store::Store;
 use subtle::ConstantTimeEq;
@@ -152,6 +152,8 @@ pub struct Caller {
     /// How history and the audit log name the caller (never the key itself).
     pub actor: String,
     pub request_id: Option<String>,
+    /// The one user (and agent) a bound key acts for (see `binding.rs`).
+    pub binding: Option<KeyBinding>,
 }
 
 impl Caller {
@@ -163,6 +165,7 @@ impl Caller {
             key_id: None,
             actor: "key:env-admin".into(),
             request_id: None,
+            binding: None,
         }
     }
 

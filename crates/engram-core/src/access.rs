@@ -79,6 +79,86 @@ pub fn parse_key_id(presented: &str) -> Option<Uuid> {
     Uuid::try_parse(id).ok()
 }
 
+/// The one user (and optionally one agent) a key acts for: a key that lives
+/// on an end user's device or in one agent's configuration. Such a key sees
+/// and changes only memories of that user (and agent); where a request names
+/// no user the binding's is used, and naming another is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyBinding {
+    pub user_id: String,
+    pub agent_id: Option<String>,
+}
+
+/// Why a bound key may not act as a request asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingRefusal {
+    OtherUser,
+    OtherAgent,
+}
+
+impl KeyBinding {
+    /// The user and agent a request acts for: the binding's, where the
+    /// request names none or the same; another is refused.
+    pub fn fill(
+        &self,
+        user_id: Option<&str>,
+        agent_id: Option<&str>,
+    ) -> Result<(String, Option<String>), BindingRefusal> {
+        if user_id.is_some_and(|u| u != self.user_id) {
+            return Err(BindingRefusal::OtherUser);
+        }
+        let agent = match (&self.agent_id, agent_id) {
+            (Some(bound), Some(asked)) if bound != asked => return Err(BindingRefusal::OtherAgent),
+            (Some(bound), _) => Some(bound.clone()),
+            (None, asked) => asked.map(str::to_owned),
+        };
+        Ok((self.user_id.clone(), agent))
+    }
+
+    /// Whether a row of this user and agent is the key's to see.
+    pub fn covers(&self, user_id: Option<&str>, agent_id: Option<&str>) -> bool {
+        user_id == Some(self.user_id.as_str())
+            && self
+                .agent_id
+                .as_deref()
+                .is_none_or(|bound| agent_id == Some(bound))
+    }
+
+    /// The binding a new key of `role` is given: none without a user; an
+    /// agent only with a user; never for admin keys (they act in every
+    /// tenant). Each error names its field.
+    pub fn for_new_key(
+        role: Role,
+        user_id: Option<&str>,
+        agent_id: Option<&str>,
+        limits: &crate::Limits,
+    ) -> Result<Option<Self>, crate::FieldError> {
+        use crate::{validate, FieldError};
+        let user_id = user_id
+            .map(|u| validate::identifier("user_id", u, limits))
+            .transpose()?;
+        let agent_id = agent_id
+            .map(|a| validate::identifier("agent_id", a, limits))
+            .transpose()?;
+        match (role, &user_id, &agent_id) {
+            (Role::Admin, Some(_), _) | (Role::Admin, _, Some(_)) => Err(FieldError::new(
+                "user_id",
+                "admin keys act in every tenant and cannot be bound to a user",
+            )),
+            (_, None, Some(_)) => Err(FieldError::new(
+                "agent_id",
+                "a key bound to an agent needs a user_id too",
+            )),
+            _ => Ok(Self::from_columns(user_id, agent_id)),
+        }
+    }
+
+    /// The binding of a stored key: `None` when it has no user.
+    pub fn from_columns(user_id: Option<String>, agent_id: Option<String>) -> Option<Self> {
+        user_id.map(|user_id| Self { user_id, agent_id })
+    }
+}
+
 /// What is stored for a key: its SHA-256.
 pub fn hash_key(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
@@ -169,6 +249,50 @@ mod tests {
         for r in Role::ALL {
             assert_eq!(Role::parse(r.as_str()), Some(r));
         }
+    }
+
+    #[test]
+    fn a_binding_fills_in_its_user_and_refuses_others() {
+        let user_only = KeyBinding {
+            user_id: "alice".into(),
+            agent_id: None,
+        };
+        assert_eq!(user_only.fill(None, None), Ok(("alice".into(), None)));
+        assert_eq!(
+            user_only.fill(Some("alice"), Some("helper")),
+            Ok(("alice".into(), Some("helper".into())))
+        );
+        assert_eq!(
+            user_only.fill(Some("bob"), None),
+            Err(BindingRefusal::OtherUser)
+        );
+        // Case and padding are other users: identifiers compare exactly.
+        for other in ["Alice", "alice ", "", "alic"] {
+            assert_eq!(
+                user_only.fill(Some(other), None),
+                Err(BindingRefusal::OtherUser)
+            );
+        }
+        let with_agent = KeyBinding {
+            user_id: "alice".into(),
+            agent_id: Some("helper".into()),
+        };
+        assert_eq!(
+            with_agent.fill(None, None),
+            Ok(("alice".into(), Some("helper".into())))
+        );
+        assert_eq!(
+            with_agent.fill(None, Some("other")),
+            Err(BindingRefusal::OtherAgent)
+        );
+        assert!(user_only.covers(Some("alice"), None));
+        assert!(user_only.covers(Some("alice"), Some("any")));
+        assert!(!user_only.covers(Some("bob"), None));
+        assert!(!user_only.covers(None, Some("helper")));
+        assert!(with_agent.covers(Some("alice"), Some("helper")));
+        assert!(!with_agent.covers(Some("alice"), None));
+        assert!(!with_agent.covers(Some("alice"), Some("other")));
+        assert_eq!(KeyBinding::from_columns(None, None), None);
     }
 
     #[test]

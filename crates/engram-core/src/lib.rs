@@ -20,7 +20,7 @@ pub mod time;
 pub mod timephrase;
 pub mod validate;
 
-pub use access::{Access, Role};
+pub use access::{Access, BindingRefusal, KeyBinding, Role};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use engram_core::{validate, Embedder, Role};
+use engram_core::{validate, Embedder, KeyBinding, Role};
 use engram_store::{AuditEntry, Counts, CreatedKey, ExportDocument, KeyInfo, Store, EXPORT_FORMAT};
 
 const ACTOR: &str = "cli";
@@ -16,8 +16,12 @@ pub async fn create_key(
     tenant: Option<&str>,
     role: &str,
     name: &str,
+    user_id: Option<&str>,
+    agent_id: Option<&str>,
 ) -> anyhow::Result<CreatedKey> {
     let role = Role::parse(role).context("--role must be one of admin, tenant, read-only")?;
+    let binding = KeyBinding::for_new_key(role, user_id, agent_id, &Default::default())
+        .map_err(|e| anyhow::anyhow!("--{}: {}", e.field.replace('_', "-"), e.message))?;
     let tenant = match (role, tenant) {
         (Role::Admin, Some(_)) => bail!("admin keys act in every tenant; give no --tenant"),
         (Role::Admin, None) => None,
@@ -31,6 +35,7 @@ pub async fn create_key(
             tenant.as_deref(),
             role,
             &name,
+            binding.as_ref(),
             AuditEntry::new(ACTOR, "key.create", None),
         )
         .await?)

@@ -104,6 +104,13 @@ enum KeysAction {
         /// What the key is for, e.g. the app using it.
         #[arg(long)]
         name: String,
+        /// Bind the key to one user of its tenant: it then acts only for
+        /// that user (on REST and MCP alike).
+        #[arg(long)]
+        user_id: Option<String>,
+        /// With --user-id: bind the key to one agent of that user as well.
+        #[arg(long)]
+        agent_id: Option<String>,
     },
     /// List keys (never their secrets).
     List,
@@ -191,11 +198,30 @@ async fn run() -> anyhow::Result<()> {
             let store = connect(&db).await?;
             store.migrate().await.context("applying migrations")?;
             match action {
-                KeysAction::Create { role, tenant, name } => {
-                    let created = cli::create_key(&store, tenant.as_deref(), &role, &name).await?;
+                KeysAction::Create {
+                    role,
+                    tenant,
+                    name,
+                    user_id,
+                    agent_id,
+                } => {
+                    let created = cli::create_key(
+                        &store,
+                        tenant.as_deref(),
+                        &role,
+                        &name,
+                        user_id.as_deref(),
+                        agent_id.as_deref(),
+                    )
+                    .await?;
                     println!("{}", created.key);
+                    let bound = match (&created.info.user_id, &created.info.agent_id) {
+                        (Some(u), Some(a)) => format!(", bound to user {u}, agent {a}"),
+                        (Some(u), None) => format!(", bound to user {u}"),
+                        _ => String::new(),
+                    };
                     eprintln!(
-                        "created key {} (role {}, tenant {}); the key above is shown only once",
+                        "created key {} (role {}, tenant {}{bound}); the key above is shown only once",
                         created.info.id,
                         created.info.role,
                         created.info.tenant.as_deref().unwrap_or("*")
@@ -203,8 +229,13 @@ async fn run() -> anyhow::Result<()> {
                 }
                 KeysAction::List => {
                     for k in cli::list_keys(&store).await? {
+                        let bound = match (&k.user_id, &k.agent_id) {
+                            (Some(u), Some(a)) => format!("{u}/{a}"),
+                            (Some(u), None) => u.clone(),
+                            _ => "-".into(),
+                        };
                         println!(
-                            "{}\t{}\t{}\t{}\t{}",
+                            "{}\t{}\t{}\t{}\t{bound}\t{}",
                             k.id,
                             k.role,
                             k.tenant.as_deref().unwrap_or("*"),

@@ -612,12 +612,51 @@ async fn erasure_after_every_feature_leaves_no_trace(pool: PgPool) {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let export = String::from_utf8(app.export(user).await).unwrap();
     assert!(export.contains("Bergen") && export.contains("lapsang"));
+    // Keys bound to the user hold their id (one used, one revoked).
+    let mut bound_keys = Vec::new();
+    for agent in [None, Some("quentin-agent")] {
+        let r = app
+            .post(
+                "/v1/admin/keys",
+                json!({"role": "tenant", "tenant": "default", "name": "device",
+                       "user_id": user, "agent_id": agent}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        bound_keys.push((
+            r.body["id"].as_str().unwrap().to_owned(),
+            r.body["key"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let r = app
+        .send_as(
+            Some(&bound_keys[0].1),
+            None,
+            Method::GET,
+            "/v1/memories",
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    app.delete(&format!("/v1/admin/keys/{}", bound_keys[1].0))
+        .await;
     // A bystander, consolidated in the same runs.
     app.add_text("bystander", "I collect Faroese stamps.").await;
 
     let r = app.delete(&format!("/v1/admin/users/{user}")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let counts = &r.body["counts"];
+    assert_eq!(counts["api_keys"], 2, "the bound keys: {}", r.body);
+    let r = app
+        .send_as(
+            Some(&bound_keys[0].1),
+            None,
+            Method::GET,
+            "/v1/memories",
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "an erased user's key");
     assert_eq!(
         counts["consolidation_runs"], 1,
         "the user's dry run: {}",

@@ -479,6 +479,50 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     )
     .await;
     c.check("GET", m, &r); // 404 tenant
+                           // A key bound to one user: who it is, and 403 when it names another.
+    let bound = call(
+        &app,
+        &mut c,
+        Method::POST,
+        keys,
+        keys,
+        Some(json!({"role": "tenant", "tenant": "acme", "name": "device", "user_id": "ann"})),
+    )
+    .await; // 201
+    assert_eq!(bound.body["user_id"], "ann");
+    let bound_key = bound.body["key"].as_str().unwrap().to_owned();
+    let r = as_key(&bound_key, None, Method::GET, "/v1/me", None).await;
+    c.check("GET", "/v1/me", &r); // 200
+    assert_eq!(
+        (r.body["user_id"].as_str(), r.body["role"].as_str()),
+        (Some("ann"), Some("tenant"))
+    );
+    call(&app, &mut c, Method::GET, "/v1/me", "/v1/me", None).await; // 200, unbound
+    for (method, path, template, body) in [
+        (Method::GET, "/v1/memories?user_id=bob", m, None),
+        (
+            Method::POST,
+            s,
+            s,
+            Some(json!({"user_id": "bob", "query": "x"})),
+        ),
+        (
+            Method::POST,
+            "/v1/context",
+            "/v1/context",
+            Some(json!({"user_id": "bob", "query": "x", "token_budget": 100})),
+        ),
+        (
+            Method::GET,
+            "/v1/users/bob/profile",
+            "/v1/users/{user_id}/profile",
+            None,
+        ),
+    ] {
+        let r = as_key(&bound_key, None, method.clone(), path, body).await;
+        c.check(method.as_str(), template, &r);
+        assert_eq!(r.status, 403, "{method} {path}: {}", r.body);
+    }
     let key_path = "/v1/admin/keys/{id}";
     call(
         &app,
@@ -869,10 +913,18 @@ fn every_operation_documents_its_auth_answers() {
                 "{method} {path} lacks {status}"
             );
         }
+        // Reads that name a user answer 403 to a key bound to another.
+        let names_user = [
+            "/v1/memories",
+            "/v1/memories/search",
+            "/v1/context",
+            "/v1/users/{user_id}/profile",
+        ]
+        .contains(&path);
         assert_eq!(
             responses.get("403").is_some(),
-            access != engram_core::Access::Read,
-            "{method} {path}: 403 documented iff a role is refused"
+            access != engram_core::Access::Read || names_user,
+            "{method} {path}: 403 documented iff a role is refused or a bound key may be"
         );
     }
 }

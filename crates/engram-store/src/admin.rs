@@ -191,6 +191,13 @@ impl Store {
             .rows_affected();
         counts.insert("sessions".into(), sessions as i64);
         forget_consolidation_subject(&mut tx, &subject_hash, &mut counts).await?;
+        // Keys bound to the user hold their id: they go too (a function
+        // owned by the table owner, as keys span tenants).
+        let keys: i64 = sqlx::query_scalar("SELECT engram_forget_subject_keys($1)")
+            .bind(user_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        counts.insert("api_keys".into(), keys);
         let entry = AuditEntry {
             tenant_id: Some(tenant),
             target: Some("user".into()),

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use engram_core::access::{format_key, hash_key};
-use engram_core::Role;
+use engram_core::{KeyBinding, Role};
 use rand::RngCore;
 use uuid::Uuid;
 
@@ -22,12 +22,20 @@ pub struct KeyInfo {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
+    /// The user the key acts for, if it is bound to one.
+    pub user_id: Option<String>,
+    /// The agent the key acts for within its user, if bound to one.
+    pub agent_id: Option<String>,
 }
 
 impl KeyInfo {
     pub fn role(&self) -> Role {
         // The CHECK constraint admits only known roles; unknown reads as least power.
         Role::parse(&self.role).unwrap_or(Role::ReadOnly)
+    }
+
+    pub fn binding(&self) -> Option<KeyBinding> {
+        KeyBinding::from_columns(self.user_id.clone(), self.agent_id.clone())
     }
 }
 
@@ -47,7 +55,7 @@ pub struct CreatedKey {
 }
 
 const KEY_COLUMNS: &str = "k.id, k.tenant_id, t.name AS tenant, k.role, k.name, k.created_by, \
-     k.created_at, k.last_used_at, k.revoked_at";
+     k.created_at, k.last_used_at, k.revoked_at, k.user_id, k.agent_id";
 
 impl Store {
     /// A tenant by id or by name.
@@ -74,12 +82,15 @@ impl Store {
         Ok(id)
     }
 
-    /// Creates a key (and its tenant, named, if new); audited in the same commit.
+    /// Creates a key (and its tenant, named, if new), bound to one user (and
+    /// agent) if `binding` says so; audited in the same commit (the audit
+    /// entry says whether it is bound, never to whom).
     pub async fn create_key(
         &self,
         tenant: Option<&str>,
         role: Role,
         name: &str,
+        binding: Option<&KeyBinding>,
         audit: AuditEntry,
     ) -> Result<CreatedKey, StoreError> {
         let tenant_id = match tenant {
@@ -92,8 +103,8 @@ impl Store {
         let key = format_key(id, &secret);
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO api_keys (id, tenant_id, role, name, key_hash, created_by)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO api_keys (id, tenant_id, role, name, key_hash, created_by, user_id, agent_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(id)
         .bind(tenant_id)
@@ -101,6 +112,8 @@ impl Store {
         .bind(name)
         .bind(hash_key(&key).as_slice())
         .bind(&audit.actor)
+        .bind(binding.map(|b| b.user_id.as_str()))
+        .bind(binding.and_then(|b| b.agent_id.as_deref()))
         .execute(&mut *tx)
         .await?;
         write_audit(
@@ -108,7 +121,7 @@ impl Store {
             &AuditEntry {
                 tenant_id,
                 target: Some(format!("key:{id}")),
-                details: serde_json::json!({"role": role.as_str()}),
+                details: serde_json::json!({"role": role.as_str(), "bound": binding.is_some()}),
                 ..audit
             },
         )

@@ -190,6 +190,10 @@ class Sessions(_Group):
 
 
 class Users(_Group):
+    async def me(self) -> m.Caller:
+        """The calling key: its tenant, role, and the user it is bound to, if any."""
+        return await self._run(Call("GET", "/v1/me", parse=_model(m.Caller)))
+
     async def profile(self, user_id: str, *, limit: Optional[int] = None) -> m.Profile:
         return await self._run(Call("GET", path("/v1/users/{u}/profile", u=user_id), params=params(limit=limit),
                               parse=_model(m.Profile)))
@@ -208,9 +212,11 @@ class Users(_Group):
 
 
 class Admin(_Group):
-    async def create_key(self, *, role: str, name: str, tenant: Optional[str] = None) -> m.CreatedKey:
-        return await self._run(Call("POST", "/v1/admin/keys", json=body(role=role, name=name, tenant=tenant),
-                              parse=_model(m.CreatedKey)))
+    async def create_key(self, *, role: str, name: str, tenant: Optional[str] = None,
+                   user_id: Optional[str] = None, agent_id: Optional[str] = None) -> m.CreatedKey:
+        """A new key (shown once); with `user_id` (and `agent_id`) it acts only for that user."""
+        b = body(role=role, name=name, tenant=tenant, user_id=user_id, agent_id=agent_id)
+        return await self._run(Call("POST", "/v1/admin/keys", json=b, parse=_model(m.CreatedKey)))
 
     async def keys(self) -> List[m.Key]:
         return await self._run(Call("GET", "/v1/admin/keys", parse=lambda s, b: [m.Key.model_validate(k) for k in b["results"]]))

@@ -208,6 +208,18 @@ class Key(_Model):
     created_at: datetime
     last_used_at: Optional[datetime] = None
     revoked_at: Optional[datetime] = None
+    user_id: Optional[str] = None
+    agent_id: Optional[str] = None
+
+
+class Caller(_Model):
+    """The calling key: its tenant, role, and the user (and agent) it is bound to."""
+
+    tenant_id: str
+    role: str
+    key_id: Optional[str] = None
+    user_id: Optional[str] = None
+    agent_id: Optional[str] = None
 
 
 class CreatedKey(Key):
@@ -287,6 +299,7 @@ SCHEMAS = {
     ContextResponse: "ContextResponse",
     Profile: "Profile",
     Key: "Key",
+    Caller: "Caller",
     CreatedKey: "CreatedKey",
     AdminMemory: "AdminMemory",
     AdminList: "AdminList",

@@ -14,6 +14,10 @@ pub struct CreateKeyRequest {
     pub tenant: Option<String>,
     pub role: String,
     pub name: String,
+    /// Bind the key to this user of its tenant: it acts only for them.
+    pub user_id: Option<String>,
+    /// With `user_id`: bind the key to this agent of the user as well.
+    pub agent_id: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -27,6 +31,9 @@ pub struct KeyOut {
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
+    /// The user a bound key acts for; null for an unbound key.
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
 }
 
 impl From<engram_store::KeyInfo> for KeyOut {
@@ -41,8 +48,22 @@ impl From<engram_store::KeyInfo> for KeyOut {
             created_at: k.created_at,
             last_used_at: k.last_used_at,
             revoked_at: k.revoked_at,
+            user_id: k.user_id,
+            agent_id: k.agent_id,
         }
     }
+}
+
+/// The calling key as the server sees it (`GET /v1/me`).
+#[derive(Debug, Serialize)]
+pub struct CallerOut {
+    pub tenant_id: Uuid,
+    pub role: String,
+    /// Null for the key in ENGRAM_API_KEY.
+    pub key_id: Option<Uuid>,
+    /// The user a bound key acts for; null for an unbound key.
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
 }
 
 #[derive(Debug, Serialize)]

@@ -41,16 +41,17 @@ pub(crate) mod whole {
 
 pub use admin::{
     AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, AuditListResponse,
-    AuditQueryParams, ConsolidateRequest, CreateKeyRequest, CreatedKeyOut, ErasureReceipt,
-    KeyListResponse, KeyOut, RunsQuery, RunsResponse,
+    AuditQueryParams, CallerOut, ConsolidateRequest, CreateKeyRequest, CreatedKeyOut,
+    ErasureReceipt, KeyListResponse, KeyOut, RunsQuery, RunsResponse,
 };
 pub use context::{
     ContextRequest, ContextResponse, PatchProfileRequest, ProfileQuery, ProfileResponse,
     ProfileSummaryOut,
 };
-pub use input::{
-    cursor, importance, messages, metadata, page_limit, scope, stored_text, ValidMessage,
-};
+pub use input::{cursor, importance, messages, metadata, page_limit, stored_text, ValidMessage};
+// Handlers take a scope from `Caller::scope` (binding.rs), which narrows it
+// to a bound key's user first; only that goes to this directly.
+pub(crate) use input::scope;
 pub use jobs::JobOut;
 pub use memories::{
     AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, DeleteScopeResponse,

@@ -21,7 +21,7 @@ pub async fn add_memories(
     headers: HeaderMap,
     ApiJson(req): ApiJson<AddMemoriesRequest>,
 ) -> Result<Response, ApiError> {
-    let common = ingest::validate_add(&state, &req)?;
+    let common = ingest::validate_add(&state, &caller, &req)?;
     if req.infer.unwrap_or(true) {
         return add_inferred(state, caller, headers, req, common).await;
     }

@@ -5,12 +5,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use engram_core::{validate, Role};
+use engram_core::{validate, KeyBinding, Role};
 use engram_store::AuditQuery;
 
 use crate::dto::{
-    self, AuditListResponse, AuditQueryParams, ConsolidateRequest, CreateKeyRequest, CreatedKeyOut,
-    KeyListResponse, KeyOut, RunsQuery, RunsResponse,
+    self, AuditListResponse, AuditQueryParams, CallerOut, ConsolidateRequest, CreateKeyRequest,
+    CreatedKeyOut, KeyListResponse, KeyOut, RunsQuery, RunsResponse,
 };
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery, IdPath};
@@ -40,9 +40,21 @@ pub async fn create_key(
         (_, None) => return Err(ApiError::validation("tenant", "is required for this role")),
         (_, Some(t)) => Some(validate::tenant_name("tenant", t)?),
     };
+    let binding = KeyBinding::for_new_key(
+        role,
+        req.user_id.as_deref(),
+        req.agent_id.as_deref(),
+        limits,
+    )?;
     let created = state
         .store
-        .create_key(tenant.as_deref(), role, &name, caller.audit("key.create"))
+        .create_key(
+            tenant.as_deref(),
+            role,
+            &name,
+            binding.as_ref(),
+            caller.audit("key.create"),
+        )
         .await?;
     Ok((
         StatusCode::CREATED,
@@ -51,6 +63,19 @@ pub async fn create_key(
             info: created.info.into(),
         }),
     ))
+}
+
+/// The calling key: its tenant, role and binding, so a client (an MCP
+/// bridge, an app on a user's device) can learn whom its key acts for.
+pub async fn whoami(Extension(caller): Extension<Caller>) -> Json<CallerOut> {
+    let binding = caller.binding.as_ref();
+    Json(CallerOut {
+        tenant_id: caller.tenant_id,
+        role: caller.role.as_str().to_owned(),
+        key_id: caller.key_id,
+        user_id: binding.map(|b| b.user_id.clone()),
+        agent_id: binding.and_then(|b| b.agent_id.clone()),
+    })
 }
 
 pub async fn list_keys(State(state): State<AppState>) -> Result<Json<KeyListResponse>, ApiError> {

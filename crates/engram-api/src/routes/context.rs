@@ -22,7 +22,7 @@ pub async fn build_context(
     Extension(caller): Extension<Caller>,
     ApiJson(req): ApiJson<ContextRequest>,
 ) -> Result<Json<ContextResponse>, ApiError> {
-    let plan = context_block::plan(&state, req)?;
+    let plan = context_block::plan(&state, &caller, req)?;
     Ok(Json(context_block::build(&state, &caller, plan).await?))
 }
 
@@ -33,6 +33,7 @@ pub async fn get_profile(
     ApiQuery(q): ApiQuery<ProfileQuery>,
 ) -> Result<Json<ProfileResponse>, ApiError> {
     let user_id = path_identifier(&state, "user_id", &user_id)?;
+    caller.check_user(&user_id)?;
     let limit = match q.limit {
         Some(l) if !(1..=PROFILE_LIMIT as i64).contains(&l) => {
             return Err(ApiError::validation(
@@ -53,7 +54,11 @@ pub async fn get_profile(
         .await?;
     Ok(Json(ProfileResponse {
         user_id,
-        entries: entries.into_iter().map(MemoryOut::from).collect(),
+        entries: caller
+            .visible(entries)
+            .into_iter()
+            .map(MemoryOut::from)
+            .collect(),
         summary: summary.map(ProfileSummaryOut::from),
     }))
 }
@@ -67,10 +72,15 @@ pub async fn patch_profile(
     ApiJson(req): ApiJson<PatchProfileRequest>,
 ) -> Result<Json<ProfileResponse>, ApiError> {
     let user_id = path_identifier(&state, "user_id", &user_id)?;
+    caller.check_user(&user_id)?;
     let current: Memory = state.store.get_memory(caller.tenant_id, req.id).await?;
     if current.scope.user_id.as_deref() != Some(user_id.as_str()) {
         return Err(ApiError::from(StoreError::NotFound));
     }
+    caller.see(
+        current.scope.user_id.as_deref(),
+        current.scope.agent_id.as_deref(),
+    )?;
     if req.remove.unwrap_or(false) {
         if req.value.is_some() || req.memory.is_some() {
             return Err(ApiError::validation(

@@ -19,9 +19,9 @@ pub async fn get_job(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<Json<JobOut>, ApiError> {
-    Ok(Json(
-        state.store.get_job(caller.tenant_id, id).await?.into(),
-    ))
+    let job = state.store.get_job(caller.tenant_id, id).await?;
+    caller.see(job.user_id.as_deref(), job.agent_id.as_deref())?;
+    Ok(Json(job.into()))
 }
 
 /// Polls a job until it has ended or `timeout` has passed: the job then, or

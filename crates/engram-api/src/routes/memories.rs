@@ -20,7 +20,7 @@ pub async fn search_memories(
     Extension(caller): Extension<Caller>,
     ApiJson(req): ApiJson<SearchRequest>,
 ) -> Result<Json<SearchResponse>, ApiError> {
-    let plan = SearchPlan::from_request(&state, req)?;
+    let plan = SearchPlan::from_request(&state, &caller, req)?;
     let (ranked, query_time) = run_search(&state, &caller, plan).await?;
     Ok(Json(SearchResponse {
         results: ranked.into_iter().map(SearchHit::from).collect(),
@@ -34,7 +34,7 @@ pub async fn list_memories(
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<ListResponse>, ApiError> {
     let limits = &state.config.limits;
-    let scope = dto::scope(&q.user_id, &q.agent_id, &q.session_id, false, limits)?;
+    let scope = caller.scope(&q.user_id, &q.agent_id, &q.session_id, false, limits)?;
     let page = Page {
         limit: dto::page_limit(q.limit, 50)?,
         after: dto::cursor(&q.cursor)?,
@@ -72,9 +72,12 @@ pub async fn get_memory(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<Json<MemoryOut>, ApiError> {
-    Ok(Json(
-        state.store.get_memory(caller.tenant_id, id).await?.into(),
-    ))
+    let memory = state.store.get_memory(caller.tenant_id, id).await?;
+    caller.see(
+        memory.scope.user_id.as_deref(),
+        memory.scope.agent_id.as_deref(),
+    )?;
+    Ok(Json(memory.into()))
 }
 
 pub async fn update_memory(
@@ -83,6 +86,7 @@ pub async fn update_memory(
     IdPath(id): IdPath,
     ApiJson(req): ApiJson<PatchMemoryRequest>,
 ) -> Result<Json<MemoryOut>, ApiError> {
+    caller.check_memory(&state, id).await?;
     let limits = &state.config.limits;
     let patch = MemoryPatch {
         content: req
@@ -119,6 +123,7 @@ pub async fn delete_memory(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<StatusCode, ApiError> {
+    caller.check_memory(&state, id).await?;
     state
         .store
         .delete_memory(caller.tenant_id, id, caller.audit("memory.delete"))
@@ -131,7 +136,7 @@ pub async fn delete_memories(
     Extension(caller): Extension<Caller>,
     ApiQuery(q): ApiQuery<ScopeQuery>,
 ) -> Result<Json<DeleteScopeResponse>, ApiError> {
-    let scope = dto::scope(
+    let scope = caller.scope(
         &q.user_id,
         &q.agent_id,
         &q.session_id,
@@ -154,6 +159,7 @@ pub async fn get_memory_history(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<Json<HistoryResponse>, ApiError> {
+    caller.check_memory(&state, id).await?;
     Ok(Json(HistoryResponse {
         results: state.store.memory_history(caller.tenant_id, id).await?,
     }))
@@ -164,6 +170,7 @@ pub async fn revert_memory(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<Json<MemoryOut>, ApiError> {
+    caller.check_memory(&state, id).await?;
     let change = state.store.latest_change(caller.tenant_id, id).await?;
     let embedding = match (&change.old_content, change.restores_content()) {
         (Some(old), true) => Some(embed_one(&state, old).await?),

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::validate;
-use engram_store::Append;
+use engram_store::{Append, ConflictKind, StoreError};
 
 use crate::dto::{
     self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
@@ -31,6 +31,7 @@ pub async fn append_messages(
     let session_id = session_path(&state, &session_id)?;
     let limits = &state.config.limits;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
+    caller.check_user(&user_id)?;
     let messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
     let window_tokens = match req.window_tokens {
         Some(w) if !(1..=1_000_000).contains(&w) => {
@@ -57,7 +58,14 @@ pub async fn append_messages(
         extract: extract.as_ref(),
         max_attempts: state.config.job_max_attempts,
     };
-    let appended = state.store.append_turns(caller.tenant_id, &append).await?;
+    let appended = match state.store.append_turns(caller.tenant_id, &append).await {
+        // To a bound key another user's session is as unknown as one in
+        // another tenant.
+        Err(StoreError::Conflict(ConflictKind::SessionOwner, _)) if caller.binding.is_some() => {
+            return Err(ApiError::NotFound)
+        }
+        other => other?,
+    };
     Ok((
         StatusCode::CREATED,
         Json(AppendMessagesResponse {
@@ -89,6 +97,7 @@ pub async fn list_messages(
         .store
         .list_turns(caller.tenant_id, &session_id, after, limit)
         .await?;
+    caller.see(Some(&info.user_id), None)?;
     let next_cursor = (turns.len() == limit)
         .then(|| turns.last().map(|t| t.seq.to_string()))
         .flatten();
@@ -110,6 +119,7 @@ pub async fn get_session(
         .store
         .session_state(caller.tenant_id, &session_id)
         .await?;
+    caller.see(Some(&s.info.user_id), None)?;
     Ok(Json(SessionOut::from(s)))
 }
 
@@ -123,6 +133,7 @@ pub async fn delete_session(
     Path(session_id): Path<String>,
 ) -> Result<Json<ErasureReceipt>, ApiError> {
     let session_id = session_path(&state, &session_id)?;
+    caller.check_session(&state, &session_id).await?;
     let mut plan = state
         .store
         .unbounded()
