@@ -22,9 +22,10 @@ cd "$ROOT"
 export DATABASE_URL="$ENGRAM_TEST_DATABASE_URL"
 export ENGRAM_SHARED_DIR="${ENGRAM_SHARED_DIR:-$ROOT/../shared}"
 cargo test --workspace --locked "$@"
-# Then a short fuzzing run against openapi.yaml and the client suites against
-# a live server (only for a whole-suite run).
+# Then a short fuzzing run against openapi.yaml, the client suites and the
+# MCP suite against a live server (only for a whole-suite run).
 if [ "$#" -eq 0 ]; then
   "$ROOT/scripts/fuzz.sh"
   "$ROOT/scripts/test-clients.sh"
+  "$ROOT/scripts/test-mcp.sh"
 fi

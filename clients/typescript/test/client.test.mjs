@@ -113,7 +113,7 @@ test("a key bound to a user acts only for them", { skip: !live && "no live serve
   const device = new Engram({ apiKey: bound.key });
   assert.equal((await device.users.me()).user_id, u);
   const mine = await device.memories.add({ text: "I cycle to work.", infer: false });
-  assert.equal(mine.memories[0].user_id, u);
+  assert.equal((await device.memories.get(mine.memories[0].id)).user_id, u);
   await assert.rejects(device.memories.search({ query: "x", user_id: `${u}-other` }), (e) => e.status === 403);
   assert.equal((await c.users.me()).user_id, null);
   await c.admin.eraseUser(u);

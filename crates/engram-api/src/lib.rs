@@ -219,8 +219,17 @@ pub fn route_table() -> Vec<(Method, &'static str)> {
     routes().into_iter().map(|r| (r.method, r.path)).collect()
 }
 
-/// The whole application, ready to serve.
+/// The whole REST application, ready to serve.
 pub fn app(state: AppState) -> Router {
+    app_with(state, None)
+}
+
+/// The REST application with `extra` routes behind the same authentication
+/// (any role that may read; the key's tenant and binding in the `Caller`
+/// extension) and the same outer layers (request ids, tracing, metrics,
+/// timeout), but outside the concurrency cap: the MCP endpoint, whose tool
+/// calls are REST requests that each take their place under the cap.
+pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
     let mut public = Router::new();
     let mut private = Router::new();
     for access in [
@@ -259,11 +268,18 @@ pub fn app(state: AppState) -> Router {
     let private = private
         .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
         .layer(overload);
+    // (route_layer refuses a router without routes, hence the Option.)
+    let extra = extra.map_or_else(Router::new, |extra| {
+        extra
+            .route_layer(from_fn(|req, next| auth::require(Access::Read, req, next)))
+            .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
+    });
     let max_body = state.config.max_body_bytes;
     let timeout = state.config.request_timeout;
     let cors = cors_layer(&state.config.cors_origins);
     public
         .merge(private)
+        .merge(extra)
         .fallback(|| async { ApiError::RouteNotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(max_body))

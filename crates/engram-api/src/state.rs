@@ -65,6 +65,9 @@ pub struct ApiConfig {
     pub session_window_tokens: u32,
     /// What the workers extract and summarise with (shown by /readyz).
     pub models: ModelsInfo,
+    /// `Host` values `/mcp` accepts (DNS-rebinding protection); empty: any
+    /// (every request carries a key anyway).
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +101,7 @@ impl Default for ApiConfig {
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
             session_window_tokens: 2000,
             models: ModelsInfo::default(),
+            mcp_allowed_hosts: Vec::new(),
         }
     }
 }

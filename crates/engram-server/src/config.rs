@@ -556,6 +556,16 @@ pub struct ServeArgs {
         default_value = ""
     )]
     pub cors_origins: Vec<String>,
+    /// Comma-separated `Host` values `/mcp` accepts (host or host:port), a
+    /// guard against DNS rebinding; empty (the default) accepts any, as
+    /// every MCP request must carry a valid key.
+    #[arg(
+        long = "mcp-allowed-hosts",
+        env = "ENGRAM_MCP_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        default_value = ""
+    )]
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl ServeArgs {
@@ -603,6 +613,12 @@ impl ServeArgs {
                 .filter(|o| !o.is_empty())
                 .collect(),
             export_page: 500,
+            mcp_allowed_hosts: self
+                .mcp_allowed_hosts
+                .iter()
+                .map(|h| h.trim().to_owned())
+                .filter(|h| !h.is_empty())
+                .collect(),
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod http;
+pub mod mcp;
 pub mod telemetry;
 
 use std::future::Future;
@@ -221,9 +222,10 @@ pub async fn serve(
         header_timeout: state.config.header_timeout,
         idle_timeout: state.config.idle_timeout,
     };
+    let mcp = mcp::router(&state);
     http::serve(
         listener,
-        engram_api::app(state),
+        engram_api::app_with(state, Some(mcp)),
         limits,
         shutdown,
         SHUTDOWN_GRACE,

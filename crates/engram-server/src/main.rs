@@ -34,6 +34,9 @@ enum Command {
     Serve(Box<ServeCommand>),
     /// Run extraction workers only (no HTTP), e.g. beside `serve --workers 0`.
     Worker(Box<WorkerCommand>),
+    /// Serve Engram's memory tools to an MCP client on stdin/stdout (for
+    /// desktop agents), forwarding to a running Engram over HTTP.
+    Mcp(Box<engram_server::mcp::BridgeArgs>),
     /// Apply database migrations and exit.
     Migrate {
         #[command(flatten)]
@@ -186,6 +189,7 @@ async fn run() -> anyhow::Result<()> {
     telemetry::init(cli.log_json);
     telemetry::log_panics_without_data();
     match cli.command {
+        Command::Mcp(args) => engram_server::mcp::bridge(*args).await?,
         Command::Migrate { db } => {
             connect(&db)
                 .await?

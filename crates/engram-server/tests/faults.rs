@@ -164,7 +164,9 @@ async fn postgres_stopped_and_restarted_under_load() {
 
     // Writers add one memory at a time and keep the ids acknowledged.
     let acked: Arc<Mutex<Vec<String>>> = Arc::default();
-    let statuses: Arc<Mutex<Vec<(u16, Duration)>>> = Arc::default();
+    // (status, time taken, started): only requests started after the stop
+    // completed count as "during" (one in flight may still have committed).
+    let statuses: Arc<Mutex<Vec<(u16, Duration, Instant)>>> = Arc::default();
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..3)
         .map(|w| {
@@ -179,7 +181,7 @@ async fn postgres_stopped_and_restarted_under_load() {
                             json!({"user_id": "w", "infer": false, "text": format!("note {w}-{i}")}),
                         )
                         .await;
-                    statuses.lock().unwrap().push((r.status.as_u16(), started.elapsed()));
+                    statuses.lock().unwrap().push((r.status.as_u16(), started.elapsed(), started));
                     if r.status == 201 {
                         acked.lock().unwrap().push(r.body["results"][0]["id"].as_str().unwrap().to_owned());
                     }
@@ -192,9 +194,15 @@ async fn postgres_stopped_and_restarted_under_load() {
 
     tokio::time::sleep(Duration::from_secs(1)).await;
     cluster.stop();
-    let down_at = statuses.lock().unwrap().len();
+    let stopped = Instant::now();
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let during: Vec<(u16, Duration)> = statuses.lock().unwrap()[down_at..].to_vec();
+    let during: Vec<(u16, Duration)> = statuses
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, _, started)| *started >= stopped)
+        .map(|(s, d, _)| (*s, *d))
+        .collect();
     cluster.start();
     // Recovery without restarting Engram: adds succeed again.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -202,7 +210,7 @@ async fn postgres_stopped_and_restarted_under_load() {
     loop {
         let ok = statuses.lock().unwrap()[up_at..]
             .iter()
-            .filter(|(s, _)| *s == 201)
+            .filter(|(s, _, _)| *s == 201)
             .count();
         if ok >= 5 {
             break;
@@ -221,7 +229,7 @@ async fn postgres_stopped_and_restarted_under_load() {
 
     let all = statuses.lock().unwrap().clone();
     assert!(
-        all.iter().all(|(s, _)| [201, 503].contains(s)),
+        all.iter().all(|(s, _, _)| [201, 503].contains(s)),
         "only 201 or 503: {all:?}"
     );
     assert!(

@@ -55,6 +55,43 @@ fn the_router_and_the_spec_have_the_same_operations() {
     }
 }
 
+/// The endpoints that are not REST operations (the MCP endpoint) are listed
+/// in the spec as such, and served: behind the API's keys, speaking JSON-RPC.
+#[sqlx::test(migrations = false)]
+async fn the_non_rest_endpoints_are_documented_and_served(pool: PgPool) {
+    let spec = spec();
+    let documented: Vec<&str> = spec["x-non-rest-endpoints"]
+        .as_array()
+        .expect("x-non-rest-endpoints")
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(documented, engram_server::mcp::NON_REST_ENDPOINTS);
+    assert!(spec["paths"].get("/mcp").is_none(), "not a REST operation");
+    let app = spawn_app(pool).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let post = |key: Option<&'static str>| {
+        let mut req = app
+            .client
+            .post(app.url("/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .json(&init);
+        if let Some(k) = key {
+            req = req.bearer_auth(k);
+        }
+        app.raw(req)
+    };
+    post(None).await.assert_problem(401, None);
+    let r = post(Some(KEY)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body["result"]["serverInfo"]["name"], "engram",
+        "{}",
+        r.body
+    );
+}
+
 /// Checks replies against the documented response of their operation.
 struct Conformance {
     spec: Value,

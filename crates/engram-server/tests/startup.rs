@@ -583,6 +583,48 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
     assert!(!ok && err.contains("--role must be one of"), "{err}");
     let (ok, _, err) = run(&["keys", "revoke", "not-a-uuid"]);
     assert!(!ok && err.contains("UUID"), "{err}");
+    // A key bound to one user: listed with its user, and it acts only for them.
+    let (ok, bound, err) = run(&[
+        "keys",
+        "create",
+        "--role",
+        "tenant",
+        "--tenant",
+        "acme",
+        "--name",
+        "ivy-phone",
+        "--user-id",
+        "ivy",
+    ]);
+    assert!(ok && err.contains("bound to user ivy"), "{err}");
+    assert_eq!(search(bound.clone()).await, 200);
+    let other = app
+        .client
+        .post(app.url("/v1/memories/search"))
+        .bearer_auth(&bound)
+        .json(&json!({"user_id": "not-ivy", "query": "anything"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 403);
+    let (_, listed, _) = run(&["keys", "list"]);
+    let line = listed.lines().find(|l| l.contains("ivy-phone")).unwrap();
+    assert_eq!(line.split('\t').nth(4), Some("ivy"), "{line}");
+    for (args, said) in [
+        (
+            &["--user-id", "ivy", "--role", "admin"][..],
+            "--user-id: admin keys",
+        ),
+        (
+            &["--agent-id", "a", "--role", "tenant", "--tenant", "acme"][..],
+            "--agent-id: a key bound to an agent needs a user_id",
+        ),
+    ] {
+        let mut all = vec!["keys", "create", "--name", "x"];
+        all.extend_from_slice(args);
+        let (ok, _, err) = run(&all);
+        assert!(!ok && err.contains(said), "{err}");
+    }
 
     // Export over HTTP, erase, import the file with the binary.
     app.add_text("ivy", "I restore old typewriters.").await;

@@ -1,0 +1,97 @@
+//! The MCP endpoint of `engram serve` (`/mcp`) and the bridge `engram mcp`.
+//! The tools live in engram-mcp and call the REST API: in process here, over
+//! HTTP from the bridge.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::middleware::{from_fn, Next};
+use axum::response::Response;
+use axum::Router;
+use engram_api::{ApiError, AppState, Caller};
+use engram_mcp::{Defaults, InProcess, Remote};
+
+use crate::config::{Endpoint, Secret};
+
+/// The endpoints served besides the REST operations (openapi.yaml lists
+/// them under `x-non-rest-endpoints`; a test keeps the two equal).
+pub const NON_REST_ENDPOINTS: [&str; 1] = ["/mcp"];
+
+/// `/mcp`: streamable HTTP, stateless. `engram_api::app_with` puts it behind
+/// the API's authentication, so a missing or wrong key is 401 and a
+/// default user the key may not act for 403, before any MCP exchange.
+pub fn router(state: &AppState) -> Router<AppState> {
+    let rest = engram_api::app(state.clone());
+    let service =
+        engram_mcp::http_service(Arc::new(InProcess(rest)), &state.config.mcp_allowed_hosts);
+    Router::new()
+        .route_service("/mcp", service)
+        .route_layer(from_fn(check_defaults))
+}
+
+/// A key bound to a user may name only that user (and agent) as the
+/// connection's default.
+async fn check_defaults(req: Request, next: Next) -> Result<Response, ApiError> {
+    let defaults = Defaults::from_headers(req.headers());
+    if let Some(binding) = req
+        .extensions()
+        .get::<Caller>()
+        .and_then(|c| c.binding.as_ref())
+    {
+        binding.fill(defaults.user_id.as_deref(), defaults.agent_id.as_deref())?;
+    }
+    Ok(next.run(req).await)
+}
+
+/// `engram mcp`: where the bridge forwards to, with which key, for whom.
+#[derive(clap::Args)]
+pub struct BridgeArgs {
+    /// The running Engram to forward to.
+    #[arg(long, env = "ENGRAM_URL", default_value = "http://127.0.0.1:8420")]
+    pub url: Endpoint,
+    /// The key the tools act with (a key bound to one user is the safest
+    /// to hand an agent).
+    #[arg(long = "api-key", env = "ENGRAM_API_KEY")]
+    pub api_key: Secret,
+    /// The tenant to act in (admin keys only).
+    #[arg(long, env = "ENGRAM_TENANT")]
+    pub tenant: Option<String>,
+    /// The user calls act for when they name none (not needed with a key
+    /// bound to a user).
+    #[arg(long = "user-id", env = "ENGRAM_USER_ID")]
+    pub user_id: Option<String>,
+    /// The agent calls act for when they name none.
+    #[arg(long = "agent-id", env = "ENGRAM_AGENT_ID")]
+    pub agent_id: Option<String>,
+    /// How long one REST call may take.
+    #[arg(
+        long = "timeout-secs",
+        env = "ENGRAM_TIMEOUT_SECS",
+        default_value_t = 60
+    )]
+    pub timeout_secs: u64,
+}
+
+/// Serves the tools on stdin/stdout, forwarding to Engram over HTTP, until
+/// the client closes stdin.
+pub async fn bridge(args: BridgeArgs) -> anyhow::Result<()> {
+    if args.url.shown() != args.url.0 {
+        anyhow::bail!("ENGRAM_URL must not carry credentials; give the key in ENGRAM_API_KEY");
+    }
+    let remote = Remote::new(
+        &args.url.0,
+        &args.api_key.0,
+        args.tenant.as_deref(),
+        Duration::from_secs(args.timeout_secs.max(1)),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let defaults = Defaults {
+        user_id: args.user_id,
+        agent_id: args.agent_id,
+    };
+    tracing::info!(url = %args.url.shown(), "MCP on stdio, forwarding to Engram");
+    engram_mcp::serve_stdio(Arc::new(remote), defaults)
+        .await
+        .map_err(|e| anyhow::anyhow!("MCP stdio: {e}"))
+}
