@@ -67,7 +67,7 @@ def user() -> str:
     return f"mcp-{uuid.uuid4().hex[:12]}"
 
 
-def over_http(live: dict, key: str, mode: str = "legacy", **headers: str) -> Client:
+def over_http(live: dict, key: str, mode: str = "legacy", **headers: "str | bytes") -> Client:
     """An SDK client on /mcp with this key (and any X-Engram-* header)."""
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}", **headers}, timeout=60)
     return Client(streamable_http_client(f"{live['url']}/mcp", http_client=http), mode=mode)

@@ -32,10 +32,11 @@ pub const AGENT_HEADER: &str = "x-engram-agent";
 
 impl Defaults {
     pub fn from_headers(headers: &axum::http::HeaderMap) -> Self {
+        // UTF-8 is read as such (a user id may be "zoë"), not only ASCII.
         let get = |name: &str| {
             headers
                 .get(name)
-                .and_then(|v| v.to_str().ok())
+                .and_then(|v| std::str::from_utf8(v.as_bytes()).ok())
                 .map(str::trim)
                 .filter(|v| !v.is_empty())
                 .map(str::to_owned)
@@ -353,6 +354,9 @@ impl Cx<'_> {
     ) -> Result<ToolOutput, ToolError> {
         let a = args?;
         let infer = a.infer.unwrap_or(false);
+        if !infer {
+            fact_not_instruction("text", &a.text)?;
+        }
         let body = without_nulls(json!({
             "text": a.text,
             "infer": infer,
@@ -433,6 +437,9 @@ impl Cx<'_> {
     ) -> Result<ToolOutput, ToolError> {
         let a = args?;
         let id = memory_id(&a.memory_id)?;
+        if let Some(text) = &a.text {
+            fact_not_instruction("text", text)?;
+        }
         let body = without_nulls(json!({
             "memory": a.text,
             "metadata": a.metadata,
@@ -485,6 +492,19 @@ impl Cx<'_> {
             .send(Method::POST, "/v1/context".into(), Some(body))
             .await?;
         Ok(render::context(reply))
+    }
+}
+
+/// What an agent stores verbatim must be a fact, not an instruction to an
+/// assistant: a model can be talked into saving "ignore your previous
+/// instructions…", which a later session would read back as memory. (With
+/// `infer`, extraction applies the same rule per sentence.)
+fn fact_not_instruction(field: &str, text: &str) -> Result<(), ToolError> {
+    match engram_core::policy::instruction_reason(text) {
+        Some(why) => Err(ToolError::Arguments(format!(
+            "{field}: not stored, it reads as an instruction to an assistant ({why}); memories hold facts about the user, e.g. \"The user prefers short answers\""
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -2,8 +2,8 @@
 //! depends on no workspace crate; the adapters (store, embed, llm) and the
 //! context logic depend only on core; the API never on the worker or the
 //! LLM crate (background work goes through the job queue); the MCP crate on
-//! no workspace crate (its tools are REST calls); nothing depends on the
-//! server binary's crate.
+//! core only (its tools are REST calls); nothing depends on the server
+//! binary's crate.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,7 +20,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engram-embed", &["engram-core"]),
     ("engram-llm", &["engram-core"]),
     ("engram-store", &["engram-core"]),
-    ("engram-mcp", &[]),
+    ("engram-mcp", &["engram-core"]),
     (
         "engram-worker",
         &["engram-core", "engram-store", "engram-context"],
