@@ -26,6 +26,9 @@ scratch_server fuzz
 KEY="$SCRATCH_KEY"
 
 log "schemathesis against $SCRATCH_URL"
+# filter_too_much is hypothesis judging its own generator (path parameters
+# whose pattern rejects many drawn strings), not the server; it failed one
+# run in several on DELETE /v1/admin/users/{user_id}/memories/{id}.
 # Edge-of-calendar date-times and long queries (scripts/fuzz_hooks.py).
 PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=${FUZZ_HOOKS-fuzz_hooks} \
   "$VENV/bin/schemathesis" run openapi.yaml \
@@ -33,5 +36,6 @@ PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=${FUZZ_HOOKS-fuzz_hooks} \
   --header "Authorization: Bearer $KEY" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "${ENGRAM_FUZZ_EXAMPLES:-25}" \
+  --suppress-health-check=filter_too_much \
   --seed 20261130 \
   --no-color
