@@ -513,11 +513,13 @@ pub(crate) async fn insert_memories_in(
                 WHERE deleted_at IS NULL AND superseded_by IS NULL
             -- Said again: an expired copy takes the new expiry, an archived one
             -- is back in search at its stated importance, decay starting over.
-            DO UPDATE SET expires_at = CASE WHEN m.expires_at <= now() THEN EXCLUDED.expires_at
+            -- The time is a parameter, not now(): Citus admits only immutable
+            -- functions in DO UPDATE SET on a distributed table.
+            DO UPDATE SET expires_at = CASE WHEN m.expires_at <= $18 THEN EXCLUDED.expires_at
                                             ELSE m.expires_at END,
                           importance = CASE WHEN m.archived_at IS NULL THEN m.importance
                                             ELSE coalesce(m.base_importance, m.importance) END,
-                          last_used_at = CASE WHEN m.archived_at IS NULL THEN m.last_used_at ELSE now() END,
+                          last_used_at = CASE WHEN m.archived_at IS NULL THEN m.last_used_at ELSE $18 END,
                           archived_at = NULL
             RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
         ), history AS (
@@ -550,6 +552,7 @@ pub(crate) async fn insert_memories_in(
     .bind(&expires)
     .bind(&createds)
     .bind(actor)
+    .bind(chrono::Utc::now())
     .fetch_all(&mut *conn)
     .await?;
 

@@ -132,7 +132,7 @@ impl Store {
             "INSERT INTO sessions (tenant_id, session_id, user_id, window_tokens, next_seq)
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (tenant_id, session_id) DO UPDATE
-                SET next_seq = sessions.next_seq + EXCLUDED.next_seq, updated_at = now()
+                SET next_seq = sessions.next_seq + EXCLUDED.next_seq, updated_at = EXCLUDED.updated_at
              RETURNING user_id, window_tokens, next_seq",
         )
         .bind(tenant)
