@@ -98,11 +98,13 @@ impl Store {
         found.ok_or(StoreError::NotFound)?;
         let mut counts = Counts::new();
         let retired = sqlx::query(
-            "UPDATE memories SET superseded_by = NULL, deleted_at = coalesce(deleted_at, now()), updated_at = now()
+            "UPDATE memories SET superseded_by = NULL, deleted_at = coalesce(deleted_at, $3), updated_at = now()
              WHERE tenant_id = $1 AND superseded_by = $2",
         )
         .bind(tenant)
         .bind(id)
+        // A parameter: Citus refuses now() in a COALESCE.
+        .bind(chrono::Utc::now())
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -286,21 +288,23 @@ impl Store {
         .await?
         .rows_affected();
 
-        // Restore what the source superseded, unless the same text is live again.
+        // Restore what the source superseded, unless the same text is live
+        // again. The time is a parameter: Citus refuses now() in a CASE.
         let restored: Vec<Uuid> = sqlx::query_scalar(
-            "UPDATE memories m SET superseded_by = NULL, updated_at = now(),
+            "UPDATE memories m SET superseded_by = NULL, updated_at = $3,
                     deleted_at = CASE WHEN EXISTS (
                         SELECT 1 FROM memories d
-                        WHERE d.tenant_id = m.tenant_id AND d.content_hash = m.content_hash
+                        WHERE d.tenant_id = $1 AND d.content_hash = m.content_hash
                           AND d.user_id IS NOT DISTINCT FROM m.user_id AND d.agent_id IS NOT DISTINCT FROM m.agent_id
                           AND d.session_id IS NOT DISTINCT FROM m.session_id
                           AND d.deleted_at IS NULL AND d.superseded_by IS NULL AND d.id <> m.id
-                          AND NOT d.id = ANY($2)) THEN now() END
+                          AND NOT d.id = ANY($2)) THEN $3 END
              WHERE m.tenant_id = $1 AND m.superseded_by = ANY($2) AND NOT m.id = ANY($2)
              RETURNING m.id",
         )
         .bind(tenant)
         .bind(&purged)
+        .bind(chrono::Utc::now())
         .fetch_all(&mut *tx)
         .await?;
         counts.insert("memories_restored".into(), restored.len() as i64);
@@ -321,16 +325,22 @@ impl Store {
             restore_ids.push(r.memory_id);
         }
         counts.insert("memories_unmerged".into(), plan.restores.len() as i64);
-        sqlx::query(
-            "INSERT INTO memory_history (tenant_id, id, memory_id, event, actor, reason)
-             SELECT $1, gen_random_uuid(), id, 'REVERT', $3, 'restored: the source that changed it was purged'
-             FROM unnest($2::uuid[]) AS t(id)",
-        )
-        .bind(tenant)
-        .bind(&restore_ids)
-        .bind(&audit.actor)
-        .execute(&mut *tx)
-        .await?;
+        // VALUES, not INSERT … SELECT (which Citus runs through COPY,
+        // refused under row-level security).
+        for chunk in restore_ids.chunks(1000) {
+            let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+                "INSERT INTO memory_history (tenant_id, id, memory_id, event, actor, reason) ",
+            );
+            q.push_values(chunk, |mut b, id| {
+                b.push_bind(tenant)
+                    .push_bind(Uuid::now_v7())
+                    .push_bind(*id)
+                    .push_bind("REVERT")
+                    .push_bind(&audit.actor)
+                    .push_bind("restored: the source that changed it was purged");
+            });
+            q.build().execute(&mut *tx).await?;
+        }
 
         delete_memories(&mut tx, tenant, &purged, &mut counts).await?;
         *counts.entry("memory_history".into()).or_default() += traces as i64;

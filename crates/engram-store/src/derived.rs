@@ -49,12 +49,12 @@ pub(crate) async fn redact_derived(
              SELECT m.job_id AS job_id
              UNION SELECT $3::uuid WHERE $3::uuid IS NOT NULL
              UNION SELECT h.job_id FROM memory_history h
-                   WHERE h.tenant_id = m.tenant_id AND h.memory_id = m.id AND h.job_id IS NOT NULL
+                   WHERE h.tenant_id = $1 AND h.memory_id = m.id AND h.job_id IS NOT NULL
          ) j ON true
          LEFT JOIN LATERAL (
              SELECT m.session_id AS session_id
              UNION SELECT substr(m.source_ref, 9) WHERE m.source_ref LIKE 'session:%'
-             UNION SELECT jb.session_id FROM jobs jb WHERE jb.tenant_id = m.tenant_id AND jb.id = j.job_id
+             UNION SELECT jb.session_id FROM jobs jb WHERE jb.tenant_id = $1 AND jb.id = j.job_id
          ) s ON true
          WHERE m.tenant_id = $1 AND m.id = ANY($2)
          GROUP BY m.id, m.content, m.value",

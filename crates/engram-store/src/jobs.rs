@@ -15,6 +15,10 @@ use uuid::Uuid;
 use crate::memories::{insert_memories_in, InsertOutcome};
 use crate::{Store, StoreError};
 
+/// Jobs a claim reads at once: enough that workers racing for the oldest
+/// still find one left.
+const CLAIM_CANDIDATES: i64 = 8;
+
 /// The channel workers LISTEN on; a NOTIFY is sent when a job is enqueued.
 pub const JOBS_CHANNEL: &str = "engram_jobs";
 
@@ -343,8 +347,8 @@ impl Store {
         let spent = sqlx::query(
             "UPDATE jobs SET status = 'failed', payload = NULL, finished_at = now(), updated_at = now(),
                     locked_by = NULL, locked_until = NULL,
-                    last_error = 'the lease ran out on the last attempt (' || attempts || ' of ' || max_attempts
-                        || '): the worker stopped or hung while running it'
+                    last_error = 'the lease ran out on the last attempt (' || attempts::text || ' of '
+                        || max_attempts::text || '): the worker stopped or hung while running it'
              WHERE status = 'running' AND locked_until < now() AND attempts >= max_attempts",
         )
         .execute(&self.pool)
@@ -355,24 +359,43 @@ impl Store {
                 "failed jobs whose lease ran out on their last attempt"
             );
         }
-        let row = sqlx::query_as(&format!(
-            "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $1,
-                    locked_until = now() + make_interval(secs => $2), updated_at = now()
-             WHERE (tenant_id, id) = (
-                 SELECT tenant_id, id FROM jobs
-                 WHERE ((status = 'queued' AND run_at <= now())
+        // Candidates read without a lock, then each claimed by a conditional
+        // single-row UPDATE that re-checks it is still claimable: of two
+        // workers racing for one job, the second's UPDATE waits for the
+        // first's, re-reads the row and matches nothing. (No FOR UPDATE SKIP
+        // LOCKED: Citus refuses it across shards; the UPDATE is one shard's.)
+        let candidates: Vec<(Uuid, Uuid)> = sqlx::query_as(
+            "SELECT tenant_id, id FROM jobs
+             WHERE ((status = 'queued' AND run_at <= now())
+                    OR (status = 'running' AND locked_until < now()))
+               AND attempts < max_attempts
+             ORDER BY run_at
+             LIMIT $1",
+        )
+        .bind(CLAIM_CANDIDATES)
+        .fetch_all(&self.pool)
+        .await?;
+        for (tenant, id) in candidates {
+            let row = sqlx::query_as(&format!(
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $3,
+                        locked_until = now() + make_interval(secs => $4), updated_at = now()
+                 WHERE tenant_id = $1 AND id = $2
+                   AND ((status = 'queued' AND run_at <= now())
                         OR (status = 'running' AND locked_until < now()))
                    AND attempts < max_attempts
-                 ORDER BY run_at
-                 LIMIT 1
-                 FOR UPDATE SKIP LOCKED)
-             RETURNING {JOB_COLUMNS}"
-        ))
-        .bind(worker)
-        .bind(lease_secs)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row)
+                 RETURNING {JOB_COLUMNS}"
+            ))
+            .bind(tenant)
+            .bind(id)
+            .bind(worker)
+            .bind(lease_secs)
+            .fetch_optional(&self.pool)
+            .await?;
+            if row.is_some() {
+                return Ok(row);
+            }
+        }
+        Ok(None)
     }
 
     /// Records a failed attempt: retried after `retry_in_secs`, or failed for
@@ -391,7 +414,7 @@ impl Store {
                 status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
                 run_at = now() + make_interval(secs => $4),
                 payload = CASE WHEN attempts >= max_attempts THEN NULL ELSE payload END,
-                finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+                finished_at = CASE WHEN attempts >= max_attempts THEN $5 END,
                 last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = now()
              WHERE tenant_id = $1 AND id = $2
              RETURNING status",
@@ -400,6 +423,8 @@ impl Store {
         .bind(id)
         .bind(error)
         .bind(retry_in_secs)
+        // A parameter: Citus refuses now() in a CASE.
+        .bind(chrono::Utc::now())
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;

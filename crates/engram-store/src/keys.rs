@@ -144,9 +144,11 @@ impl Store {
     pub async fn revoke_key(&self, id: Uuid, audit: AuditEntry) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         let tenant_id: Option<Uuid> = sqlx::query_scalar(
-            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING tenant_id",
+            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING tenant_id",
         )
         .bind(id)
+        // A parameter: Citus refuses now() in a COALESCE.
+        .bind(Utc::now())
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(StoreError::NotFound)?;

@@ -292,17 +292,25 @@ impl Store {
         let user_id = user_id.ok_or(StoreError::NotFound)?;
         let mut counts = Counts::new();
         redact_derived(&mut tx, tenant, &[id], None, &mut counts).await?;
-        sqlx::query(
-            "WITH gone AS (
-                UPDATE memories SET deleted_at = now(), updated_at = now()
-                WHERE tenant_id = $1 AND id = $2
-                RETURNING id, content
-             )
-             INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
-             SELECT $1, gen_random_uuid(), id, 'DELETE', content, $3, 'deleted via API' FROM gone",
+        // Two statements, not a modifying CTE feeding an INSERT (which Citus
+        // runs through COPY, refused under row-level security).
+        let content: String = sqlx::query_scalar(
+            "UPDATE memories SET deleted_at = now(), updated_at = now()
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING content",
         )
         .bind(tenant)
         .bind(id)
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
+             VALUES ($1, $2, $3, 'DELETE', $4, $5, 'deleted via API')",
+        )
+        .bind(tenant)
+        .bind(Uuid::now_v7())
+        .bind(id)
+        .bind(content)
         .bind(&audit.actor)
         .execute(&mut *tx)
         .await?;
@@ -452,109 +460,118 @@ pub(crate) async fn insert_memories_in(
             });
     }
 
-    let mut ids = Vec::with_capacity(unique.len());
-    let (mut users, mut agents, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut kinds, mut contents, mut embeddings, mut hashes) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut importances, mut source_types, mut source_refs) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut metadatas, mut pinneds, mut expires, mut createds) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for &i in &unique {
-        let (m, embedding) = &items[i];
-        ids.push(Uuid::now_v7());
-        users.push(m.scope.user_id.clone());
-        agents.push(m.scope.agent_id.clone());
-        sessions.push(m.scope.session_id.clone());
-        kinds.push(m.kind.as_str());
-        contents.push(m.content.clone());
-        embeddings.push(Vector::from(embedding.clone()));
-        hashes.push(m.content_hash());
-        importances.push(m.importance);
-        source_types.push(m.source.source_type.as_str());
-        source_refs.push(m.source.source_ref.clone());
-        metadatas.push(m.metadata.clone());
-        pinneds.push(m.pinned);
-        expires.push(m.expires_at);
-        createds.push(m.created_at);
+    // Three statements, no INSERT … SELECT: Citus runs an INSERT fed by a
+    // SELECT or a modifying CTE through COPY, which row-level security
+    // refuses; multi-row VALUES are routed to their shards.
+    let now = Utc::now();
+    let rows_in: Vec<(Uuid, &NewMemory, &Vec<f32>)> = unique
+        .iter()
+        .map(|&i| (Uuid::now_v7(), &items[i].0, &items[i].1))
+        .collect();
+    let restored = archived_copies(conn, tenant, &rows_in).await?;
+
+    // At most ROWS_PER_STATEMENT rows a statement (Postgres takes 65,535
+    // parameters; a memory has 17).
+    let mut rows: Vec<WrittenRow> = Vec::with_capacity(rows_in.len());
+    for chunk in rows_in.chunks(ROWS_PER_STATEMENT) {
+        let mut insert = QueryBuilder::<Postgres>::new(
+            "INSERT INTO memories AS m (tenant_id, id, user_id, agent_id, session_id, kind, content, \
+             embedding, content_hash, importance, source_type, source_ref, metadata, pinned, expires_at, \
+             created_at, updated_at) ",
+        );
+        insert.push_values(chunk, |mut b, (id, m, embedding)| {
+            b.push_bind(tenant)
+                .push_bind(*id)
+                .push_bind(m.scope.user_id.clone())
+                .push_bind(m.scope.agent_id.clone())
+                .push_bind(m.scope.session_id.clone())
+                .push_bind(m.kind.as_str())
+                .push_bind(m.content.clone())
+                .push_bind(Vector::from((*embedding).clone()))
+                .push_bind(m.content_hash())
+                .push_bind(m.importance)
+                .push_bind(m.source.source_type.as_str())
+                .push_bind(m.source.source_ref.clone())
+                .push_bind(m.metadata.clone())
+                .push_bind(m.pinned)
+                .push_bind(m.expires_at)
+                .push_bind(m.created_at.unwrap_or(now))
+                .push_bind(now);
+        });
+        // Said again: an expired copy takes the new expiry, an archived one is
+        // back in search at its stated importance, decay starting over. The
+        // time is a parameter, not now(): Citus admits only immutable functions
+        // in DO UPDATE SET on a distributed table.
+        insert.push(
+            " ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')), \
+                 (coalesce(session_id, '')), content_hash) \
+             WHERE deleted_at IS NULL AND superseded_by IS NULL \
+             DO UPDATE SET expires_at = CASE WHEN m.expires_at <= ",
+        );
+        insert
+            .push_bind(now)
+            .push(
+                " THEN EXCLUDED.expires_at ELSE m.expires_at END, \
+                 importance = CASE WHEN m.archived_at IS NULL THEN m.importance \
+                                   ELSE coalesce(m.base_importance, m.importance) END, \
+                 last_used_at = CASE WHEN m.archived_at IS NULL THEN m.last_used_at ELSE ",
+            )
+            .push_bind(now)
+            .push(
+                " END, archived_at = NULL \
+                 RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted",
+            );
+        rows.extend(
+            insert
+                .build_query_as::<WrittenRow>()
+                .fetch_all(&mut *conn)
+                .await?,
+        );
     }
 
-    let rows: Vec<WrittenRow> = sqlx::query_as(
-        r#"
-        WITH input AS (
-            SELECT * FROM unnest(
-                $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                $8::vector[], $9::text[], $10::real[], $11::text[], $12::text[], $13::jsonb[],
-                $14::boolean[], $15::timestamptz[], $16::timestamptz[]
-            ) AS t(id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                   importance, source_type, source_ref, metadata, pinned, expires_at, created_at)
-        ), restored AS (
-            -- Archived copies of these texts, read before the upsert restores
-            -- them; LATERAL, so each is one probe of the live-content index
-            -- (a join let the planner scan the whole table).
-            SELECT m.id FROM input i CROSS JOIN LATERAL (
-                SELECT id FROM memories m
-                WHERE m.tenant_id = $1 AND coalesce(m.user_id, '') = coalesce(i.user_id, '')
-                  AND coalesce(m.agent_id, '') = coalesce(i.agent_id, '')
-                  AND coalesce(m.session_id, '') = coalesce(i.session_id, '')
-                  AND m.content_hash = i.content_hash
-                  AND m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NOT NULL
-            ) m
-        ), written AS (
-            INSERT INTO memories AS m (
-                tenant_id, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                importance, source_type, source_ref, metadata, pinned, expires_at, created_at, updated_at
-            )
-            SELECT $1, id, user_id, agent_id, session_id, kind, content, embedding, content_hash,
-                   importance, source_type, source_ref, metadata, pinned, expires_at,
-                   coalesce(created_at, now()), now()
-            FROM input
-            ON CONFLICT (tenant_id, (coalesce(user_id, '')), (coalesce(agent_id, '')),
-                         (coalesce(session_id, '')), content_hash)
-                WHERE deleted_at IS NULL AND superseded_by IS NULL
-            -- Said again: an expired copy takes the new expiry, an archived one
-            -- is back in search at its stated importance, decay starting over.
-            -- The time is a parameter, not now(): Citus admits only immutable
-            -- functions in DO UPDATE SET on a distributed table.
-            DO UPDATE SET expires_at = CASE WHEN m.expires_at <= $18 THEN EXCLUDED.expires_at
-                                            ELSE m.expires_at END,
-                          importance = CASE WHEN m.archived_at IS NULL THEN m.importance
-                                            ELSE coalesce(m.base_importance, m.importance) END,
-                          last_used_at = CASE WHEN m.archived_at IS NULL THEN m.last_used_at ELSE $18 END,
-                          archived_at = NULL
-            RETURNING m.id, m.content_hash, m.user_id, m.agent_id, m.session_id, (m.xmax = 0) AS inserted
-        ), history AS (
-            INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, new_metadata, actor, reason)
-            SELECT $1, gen_random_uuid(), w.id, 'ADD', NULL, i.content, i.metadata, $17, 'added verbatim (infer: false)'
-            FROM written w JOIN input i ON i.id = w.id
-            WHERE w.inserted
-            UNION ALL
-            SELECT $1, gen_random_uuid(), m.id, 'REVERT', m.content, m.content, NULL, $17,
-                   'restated (infer: false), so restored from the archive'
-            FROM memories m JOIN restored r ON m.tenant_id = $1 AND m.id = r.id
-        )
-        SELECT id, content_hash, user_id, agent_id, session_id, inserted FROM written
-        "#,
-    )
-    .bind(tenant)
-    .bind(&ids)
-    .bind(&users)
-    .bind(&agents)
-    .bind(&sessions)
-    .bind(&kinds)
-    .bind(&contents)
-    .bind(&embeddings)
-    .bind(&hashes)
-    .bind(&importances)
-    .bind(&source_types)
-    .bind(&source_refs)
-    .bind(&metadatas)
-    .bind(&pinneds)
-    .bind(&expires)
-    .bind(&createds)
-    .bind(actor)
-    .bind(chrono::Utc::now())
-    .fetch_all(&mut *conn)
-    .await?;
+    // History: an ADD for each new memory, a REVERT for each restored one.
+    let by_id: HashMap<Uuid, &NewMemory> = rows_in.iter().map(|(id, m, _)| (*id, *m)).collect();
+    let mut history: Vec<NewHistory> = Vec::new();
+    for (id, _, _, _, _, inserted) in &rows {
+        if let (true, Some(m)) = (*inserted, by_id.get(id)) {
+            history.push(NewHistory {
+                memory_id: *id,
+                event: "ADD",
+                old_content: None,
+                new_content: m.content.clone(),
+                new_metadata: Some(m.metadata.clone()),
+                reason: "added verbatim (infer: false)",
+            });
+        }
+    }
+    for (id, content) in restored {
+        history.push(NewHistory {
+            memory_id: id,
+            event: "REVERT",
+            old_content: Some(content.clone()),
+            new_content: content,
+            new_metadata: None,
+            reason: "restated (infer: false), so restored from the archive",
+        });
+    }
+    for chunk in history.chunks(ROWS_PER_STATEMENT) {
+        let mut h = QueryBuilder::<Postgres>::new(
+            "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, \
+             new_metadata, actor, reason) ",
+        );
+        h.push_values(chunk, |mut b, r| {
+            b.push_bind(tenant)
+                .push_bind(Uuid::now_v7())
+                .push_bind(r.memory_id)
+                .push_bind(r.event)
+                .push_bind(r.old_content.clone())
+                .push_bind(r.new_content.clone())
+                .push_bind(r.new_metadata.clone())
+                .push_bind(actor)
+                .push_bind(r.reason);
+        });
+        h.build().execute(&mut *conn).await?;
+    }
 
     let by_key: HashMap<(Scope, String), (Uuid, bool)> = rows
         .into_iter()
@@ -592,6 +609,61 @@ pub(crate) async fn insert_memories_in(
             })
         })
         .collect()
+}
+
+/// A history row the verbatim add writes.
+struct NewHistory {
+    memory_id: Uuid,
+    event: &'static str,
+    old_content: Option<String>,
+    new_content: String,
+    new_metadata: Option<serde_json::Value>,
+    reason: &'static str,
+}
+
+/// Rows of one multi-row INSERT: within Postgres's 65,535 parameters.
+const ROWS_PER_STATEMENT: usize = 1000;
+
+/// The archived copies of these texts (same scope, same content hash) the
+/// upsert is about to restore, with their content: read first, each one
+/// probe of the live-content index.
+async fn archived_copies(
+    conn: &mut PgConnection,
+    tenant: Uuid,
+    rows: &[(Uuid, &NewMemory, &Vec<f32>)],
+) -> Result<Vec<(Uuid, String)>, StoreError> {
+    let users: Vec<Option<String>> = rows
+        .iter()
+        .map(|(_, m, _)| m.scope.user_id.clone())
+        .collect();
+    let agents: Vec<Option<String>> = rows
+        .iter()
+        .map(|(_, m, _)| m.scope.agent_id.clone())
+        .collect();
+    let sessions: Vec<Option<String>> = rows
+        .iter()
+        .map(|(_, m, _)| m.scope.session_id.clone())
+        .collect();
+    let hashes: Vec<String> = rows.iter().map(|(_, m, _)| m.content_hash()).collect();
+    Ok(sqlx::query_as(
+        "SELECT m.id, m.content FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                AS i(user_id, agent_id, session_id, content_hash)
+         CROSS JOIN LATERAL (
+            SELECT id, content FROM memories m
+            WHERE m.tenant_id = $1 AND coalesce(m.user_id, '') = coalesce(i.user_id, '')
+              AND coalesce(m.agent_id, '') = coalesce(i.agent_id, '')
+              AND coalesce(m.session_id, '') = coalesce(i.session_id, '')
+              AND m.content_hash = i.content_hash
+              AND m.deleted_at IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NOT NULL
+         ) m",
+    )
+    .bind(tenant)
+    .bind(&users)
+    .bind(&agents)
+    .bind(&sessions)
+    .bind(&hashes)
+    .fetch_all(conn)
+    .await?)
 }
 
 /// A candidate's cosine to the query (bound between the two halves): from
