@@ -3,7 +3,7 @@
 # private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
 SHELL := /bin/bash
 
-.PHONY: run test test-llm env lint
+.PHONY: run test test-llm test-citus env lint
 
 ## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
 run: env
@@ -16,6 +16,10 @@ test: env
 ## Extraction against a real local LLM server (llama-cpp-python + Gemma 3 270M); not in CI.
 test-llm: env
 	@scripts/test-llm.sh
+
+## Engram on a 3-node Citus cluster built from ../shared/vendor (issue 21; in progress, not yet in CI).
+test-citus: env
+	@scripts/test-citus.sh
 
 ## Install and start Postgres + the model only.
 env:

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `make test-citus` (issue 21, in progress): Engram on a 3-node Citus cluster
+# (scripts/citus-env.sh builds and starts it). A fresh database on every
+# node, the workers registered, Engram's migrations (which distribute the
+# schema), then `engram serve` and a second `engram worker` on it and the
+# walk-through in tests/citus with the Python client. Skips when
+# ../shared/vendor is absent.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
+# shellcheck disable=SC1091
+source "$DATA/env"
+log() { printf '[test-citus] %s\n' "$*" >&2; }
+
+rc=0; "$ROOT/scripts/citus-env.sh" || rc=$?
+if [ "$rc" = 2 ]; then log "skipped (no ../shared/vendor)"; exit 0; fi
+[ "$rc" = 0 ] || exit "$rc"
+# shellcheck disable=SC1091
+source "$DATA/citus-env"
+read -r P0 P1 P2 <<<"$ENGRAM_CITUS_PORTS"
+DB="engram_citus_$$"
+psql_at() { PGPASSWORD="$ENGRAM_CITUS_PASSWORD" "$ENGRAM_CITUS_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U engram -p "$1" -d "$2" "${@:3}"; }
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  for port in $P0 $P1 $P2; do psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+for port in $P0 $P1 $P2; do
+  psql_at "$port" postgres -c "CREATE DATABASE $DB"
+  psql_at "$port" "$DB" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION vector"
+done
+psql_at "$P0" "$DB" -c "SELECT citus_set_coordinator_host('127.0.0.1', $P0)" \
+  -c "SELECT citus_add_node('127.0.0.1', $P1)" -c "SELECT citus_add_node('127.0.0.1', $P2)" >/dev/null
+
+cd "$ROOT"
+cargo build --locked --bin engram -q
+URL="postgres://engram:$ENGRAM_CITUS_PASSWORD@127.0.0.1:$P0/$DB"
+log "migrating (distributes the schema)"
+ENGRAM_DATABASE_URL="$URL" RUST_LOG=error target/debug/engram migrate
+# The workers accept engram_app with the cluster's password (docs/SCALING.md).
+psql_at "$P0" "$DB" -c "ALTER ROLE engram_app PASSWORD '$ENGRAM_CITUS_PASSWORD'" >/dev/null
+
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+KEY="citus-$$-key"
+common=(env ENGRAM_DATABASE_URL="$URL" ENGRAM_CONSOLIDATION_SCHEDULE=off RUST_LOG=warn)
+"${common[@]}" ENGRAM_API_KEY="$KEY" ENGRAM_BIND="127.0.0.1:$PORT" ENGRAM_RATE_LIMIT_PER_SECOND=0 \
+  target/debug/engram serve >"$DATA/citus-server.log" 2>&1 &
+PIDS+=($!)
+"${common[@]}" target/debug/engram worker >"$DATA/citus-worker.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+
+VENV="$DATA/client-venv"
+if ! "$VENV/bin/python" -c 'import engram_client, pytest' 2>/dev/null; then
+  log "the Python client's venv is missing; run scripts/test-clients.sh (make test) first"
+  exit 1
+fi
+log "walk-through against http://127.0.0.1:$PORT on Citus"
+ENGRAM_URL="http://127.0.0.1:$PORT" ENGRAM_API_KEY="$KEY" ENGRAM_CITUS_DB="$DB" \
+  "$VENV/bin/python" -m pytest -q -p no:cacheprovider -s "$ROOT/tests/citus"
