@@ -697,3 +697,72 @@ async fn keys_and_import_work_from_the_command_line(pool: PgPool) {
         "--tenant needs --user: {err}"
     );
 }
+
+/// Engram's migration runner (one statement per execution, for Citus) and
+/// sqlx's own read each other's bookkeeping: same rows, same checksums; a
+/// changed migration is refused.
+#[sqlx::test(migrations = false)]
+async fn the_migration_runner_and_sqlxs_agree(pool: PgPool) {
+    let store = Store::new(pool.clone());
+    store.migrate().await.expect("engram migrates");
+    engram_store::MIGRATOR
+        .run(&pool)
+        .await
+        .expect("sqlx sees every migration applied, with its checksum");
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations WHERE success")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(rows as usize, engram_store::MIGRATOR.iter().count());
+    store.migrate().await.expect("a second run changes nothing");
+    sqlx::query("UPDATE _sqlx_migrations SET checksum = '\\x00' WHERE version = (SELECT max(version) FROM _sqlx_migrations)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let err = store
+        .migrate()
+        .await
+        .expect_err("a changed migration is refused");
+    assert!(err.to_string().contains("was changed"), "{err}");
+}
+
+/// A database sqlx migrated up to some version is finished by Engram's
+/// runner (an upgrade from a release that used sqlx's).
+#[sqlx::test(migrations = false)]
+async fn a_database_sqlx_migrated_is_finished_by_the_runner(pool: PgPool) {
+    let last = engram_store::MIGRATOR
+        .iter()
+        .map(|m| m.version)
+        .max()
+        .unwrap();
+    let older = sqlx::migrate::Migrator {
+        migrations: std::borrow::Cow::Owned(
+            engram_store::MIGRATOR
+                .iter()
+                .filter(|m| m.version < last)
+                .cloned()
+                .collect(),
+        ),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    older
+        .run(&pool)
+        .await
+        .expect("sqlx applies all but the last");
+    Store::new(pool.clone())
+        .migrate()
+        .await
+        .expect("the runner applies the last");
+    let applied: i64 = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(applied, last);
+    let index: Option<String> = sqlx::query_scalar(
+        "SELECT indexname::text FROM pg_indexes WHERE indexname = 'memory_history_job_idx'",
+    )
+    .fetch_optional(&pool)
+    .await
+    .unwrap();
+    assert!(index.is_some());
+}

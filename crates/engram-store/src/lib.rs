@@ -17,6 +17,7 @@ mod jobs;
 mod keys;
 mod lexical;
 mod memories;
+pub mod migrate;
 mod profile;
 mod pseudonyms;
 mod revert;
@@ -97,7 +98,7 @@ impl Store {
     /// exists: from the first start on, every backup carries the key its
     /// pseudonyms were made with (a restore must compute the same ones).
     pub async fn migrate(&self) -> Result<(), StoreError> {
-        MIGRATOR.run(&self.pool).await?;
+        migrate::run(&self.pool).await?;
         self.subject_key().await?;
         Ok(())
     }
