@@ -17,7 +17,7 @@ test: env
 test-llm: env
 	@scripts/test-llm.sh
 
-## Engram on a 3-node Citus cluster built from ../shared/vendor (issue 21; in progress, not yet in CI).
+## Engram on a 3-node Citus cluster built from ../shared/vendor (after make test, which installs the Python client it uses).
 test-citus: env
 	@scripts/test-citus.sh
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test-citus` (issue 21, in progress): Engram on a 3-node Citus cluster
+# `make test-citus` (issue 21): Engram on a 3-node Citus cluster
 # (scripts/citus-env.sh builds and starts it). A fresh database on every
 # node, the workers registered, Engram's migrations (which distribute the
 # schema), then `engram serve` and a second `engram worker` on it and the
@@ -24,6 +24,8 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   for port in $P0 $P1 $P2; do psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; done
+  # The cluster stops too, unless kept for the next run (ENGRAM_CITUS_KEEP=1).
+  [ "${ENGRAM_CITUS_KEEP:-0}" = 1 ] || "$ROOT/scripts/citus-env.sh" stop
 }
 trap cleanup EXIT
 for port in $P0 $P1 $P2; do
