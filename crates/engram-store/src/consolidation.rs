@@ -398,6 +398,20 @@ impl Store {
 
     /// A run left `running` whose heartbeat is older than `stale_secs`: its
     /// process died; the next one resumes it.
+    /// Whether a scheduled run over everyone started at or after `since`:
+    /// on several replicas, the one whose timer fires after another's run
+    /// has finished must not run the same occurrence again.
+    pub async fn scheduled_run_since(&self, since: DateTime<Utc>) -> Result<bool, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM consolidation_runs
+                            WHERE trigger = 'schedule' AND scope = 'everyone' AND NOT dry_run
+                              AND started_at >= $1)",
+        )
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
     pub async fn abandoned_run(
         &self,
         stale_secs: f64,

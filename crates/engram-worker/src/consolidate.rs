@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use engram_core::consolidate::{
     ambiguous_conflicts, plan_reviewed, ConflictReviewer, ConsolidationParams, Reviews,
 };
@@ -88,7 +89,38 @@ impl Consolidator {
         trigger: &str,
         started: Option<tokio::sync::oneshot::Sender<Uuid>>,
     ) -> Result<Option<ConsolidationRun>, StoreError> {
+        self.run_once_since(target, dry_run, trigger, started, None)
+            .await
+    }
+
+    /// The scheduled run for the schedule's `occurrence`, unless a replica
+    /// already made it: checked under the cluster lock, so replicas whose
+    /// timers fire apart (one after another's run has finished) still make
+    /// one run per occurrence. `None` when skipped.
+    pub async fn run_occurrence(
+        &self,
+        occurrence: DateTime<Utc>,
+    ) -> Result<Option<ConsolidationRun>, StoreError> {
+        // Replicas' clocks and the database's may differ a little.
+        let since = time::add(occurrence, -chrono::Duration::minutes(10));
+        self.run_once_since(RunTarget::Everyone, false, "schedule", None, Some(since))
+            .await
+    }
+
+    async fn run_once_since(
+        &self,
+        target: RunTarget,
+        dry_run: bool,
+        trigger: &str,
+        started: Option<tokio::sync::oneshot::Sender<Uuid>>,
+        once_since: Option<DateTime<Utc>>,
+    ) -> Result<Option<ConsolidationRun>, StoreError> {
         let work = async {
+            if let Some(since) = once_since {
+                if self.store.scheduled_run_since(since).await? {
+                    return Ok(None);
+                }
+            }
             let run = match (&target, dry_run) {
                 (RunTarget::Everyone, false) => {
                     match self
@@ -137,10 +169,10 @@ impl Consolidator {
                     }
                 }
             }
-            self.store.finish_run(run.id, &errors).await
+            self.store.finish_run(run.id, &errors).await.map(Some)
         };
         match self.store.with_consolidation_lock(work).await? {
-            Some(result) => result.map(Some),
+            Some(result) => result,
             None => Ok(None),
         }
     }
@@ -294,11 +326,21 @@ pub fn spawn_schedule(
             let wait = next.signed_duration_since(now).to_std().unwrap_or_default();
             tracing::info!(next = %next, "next consolidation run");
             tokio::select! {
-                _ = tokio::time::sleep(wait) => run_scheduled(&consolidator).await,
+                _ = tokio::time::sleep(wait) => run_occurrence(&consolidator, next).await,
                 changed = stop.changed() => if changed.is_err() || *stop.borrow() { return },
             }
         }
     })
+}
+
+async fn run_occurrence(consolidator: &Consolidator, occurrence: DateTime<Utc>) {
+    match consolidator.run_occurrence(occurrence).await {
+        Ok(Some(run)) => {
+            tracing::info!(run = %run.id, status = %run.status, users = run.users_done, counts = %run.counts, "consolidation run finished")
+        }
+        Ok(None) => tracing::info!("another process is consolidating or has consolidated; skipped"),
+        Err(e) => tracing::warn!(error = %e, "consolidation run failed"),
+    }
 }
 
 async fn run_scheduled(consolidator: &Consolidator) {
