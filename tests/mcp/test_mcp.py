@@ -17,6 +17,14 @@ TOOLS = {
 }
 
 
+def raised_mcp_error(exc: BaseException) -> bool:
+    """Whether an MCPError is in what the SDK raised (it wraps it in task-group
+    exception groups; the HTTP status is not kept, the raw tests check it)."""
+    if isinstance(exc, MCPError):
+        return True
+    return any(raised_mcp_error(e) for e in getattr(exc, "exceptions", ()))
+
+
 def text(result) -> str:
     return "\n".join(c.text for c in result.content if c.type == "text")
 
@@ -152,9 +160,10 @@ async def test_bad_keys_are_refused_before_any_session(live, admin, user):
         r = await http.post("/mcp", json=init, headers=dict(accept, Authorization=f"Bearer {bound}"))
         assert r.status_code == 200 and r.json()["result"]["serverInfo"]["name"] == "engram"
     # Through the SDK: the connection fails, over HTTP and over stdio.
-    with pytest.raises(Exception):
+    with pytest.raises(BaseException) as refused:
         async with over_http(live, "egm_not_a_key") as client:
             await client.list_tools()
+    assert raised_mcp_error(refused.value), refused.value
     async with over_stdio(live, "egm_not_a_key", ENGRAM_USER_ID=user) as client:
         # The bridge starts (the key is the server's to judge); every call is refused.
         result = await client.call_tool("search_memories", {"query": "x"})
@@ -234,9 +243,10 @@ async def test_a_bound_key_never_reads_or_changes_another_users_memories(live, a
                     if any(w in answer for w in ("7319", "Oslo")) or (bob in answer and not result.is_error):
                         leaks.append((transport, name, args, answer))
         # The header cannot widen a bound key either.
-        with pytest.raises(Exception):
+        with pytest.raises(BaseException) as refused:
             async with over_http(live, alice, **{"X-Engram-User": bob}) as client:
                 await client.list_tools()
+        assert raised_mcp_error(refused.value), refused.value
     print(f"isolation: {2 * len(attempts)} calls as alice against bob's data, {len(leaks)} cross-user reads or writes")
     assert leaks == []
     # And alice's own memory works through the same key.

@@ -81,14 +81,24 @@ impl Caller {
         }
     }
 
-    /// Before acting on a memory by id: for a bound key, the memory must be
-    /// its user's (and agent's). Unbound keys skip the read.
+    /// A session's turns belong to its user, whatever agent a key is bound
+    /// to: `Ok` when the caller may see them, else not found.
+    pub(crate) fn see_session(&self, owner: &str) -> Result<(), ApiError> {
+        match &self.binding {
+            Some(b) if b.user_id != owner => Err(ApiError::NotFound),
+            _ => Ok(()),
+        }
+    }
+
+    /// Before acting on a memory by id (deleted ones included, which history
+    /// and revert reach): for a bound key, it must be its user's (and
+    /// agent's). Unbound keys skip the read.
     pub(crate) async fn check_memory(&self, state: &AppState, id: Uuid) -> Result<(), ApiError> {
         if self.binding.is_none() {
             return Ok(());
         }
-        let m = state.store.get_memory(self.tenant_id, id).await?;
-        self.see(m.scope.user_id.as_deref(), m.scope.agent_id.as_deref())
+        let (user, agent) = state.store.memory_owner(self.tenant_id, id).await?;
+        self.see(user.as_deref(), agent.as_deref())
     }
 
     /// Before acting on a session: for a bound key, it must be its user's.
@@ -100,15 +110,13 @@ impl Caller {
         if self.binding.is_none() {
             return Ok(());
         }
-        let s = state
+        let owner = state
             .store
-            .session_state(self.tenant_id, session_id)
+            .session_owner(self.tenant_id, session_id)
             .await?;
-        self.see(Some(&s.info.user_id), None)
+        self.see_session(&owner)
     }
-}
 
-impl Caller {
     /// The memories of `rows` the caller may see (all, for an unbound key).
     pub(crate) fn visible(&self, rows: Vec<engram_core::Memory>) -> Vec<engram_core::Memory> {
         rows.into_iter()

@@ -50,8 +50,8 @@ impl Defaults {
 
 // ---- arguments -----------------------------------------------------------------
 
-/// Whose memories: every tool takes these two, optional.
-const WHO: &str = "user_id and agent_id are optional: left out, the connection's user is used (a key bound to a user, or the user the client configured).";
+/// Whose memories, for the tools that take a user: appended to their descriptions.
+const WHO: &str = "user_id (and agent_id, where taken) may be left out: then the connection's user is used (a key bound to a user, or the user the client configured).";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -232,12 +232,18 @@ pub fn catalogue() -> Vec<Tool> {
     SPECS
         .iter()
         .map(|s| {
-            let description = if s.name.ends_with("_memory") && s.name != "add_memory" {
-                s.description.to_owned()
-            } else {
+            let schema = (s.schema)();
+            // The tools that take a user say how it defaults.
+            let names_user = schema
+                .get("properties")
+                .and_then(|p| p.get("user_id"))
+                .is_some();
+            let description = if names_user {
                 format!("{} {WHO}", s.description)
+            } else {
+                s.description.to_owned()
             };
-            Tool::new(s.name, description, (s.schema)()).with_annotations(
+            Tool::new(s.name, description, schema).with_annotations(
                 ToolAnnotations::new()
                     .read_only(s.read_only)
                     .destructive(s.destructive)
@@ -563,6 +569,22 @@ mod tests {
             assert_eq!(t.input_schema["type"], "object", "{}", t.name);
             assert!(t.description.as_deref().is_some_and(|d| d.len() > 40));
         }
+        let with_who: Vec<&str> = tools
+            .iter()
+            .filter(|t| t.description.as_deref().is_some_and(|d| d.ends_with(WHO)))
+            .map(|t| t.name.as_ref())
+            .collect();
+        assert_eq!(
+            with_who,
+            [
+                "add_memory",
+                "search_memories",
+                "list_memories",
+                "forget",
+                "get_profile",
+                "get_context"
+            ]
+        );
         let add = &tools[0].input_schema;
         assert_eq!(add["required"], json!(["text"]));
         assert_eq!(add["additionalProperties"], json!(false));

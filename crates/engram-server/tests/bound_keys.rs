@@ -439,6 +439,26 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
         );
     }
 
+    // Its own deleted memory: history and undo reach it.
+    let r = ann
+        .call(
+            Method::GET,
+            "/v1/memories/{id}/history",
+            &format!("/v1/memories/{cello}/history"),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = ann
+        .call(
+            Method::POST,
+            "/v1/memories/{id}/revert",
+            &format!("/v1/memories/{cello}/revert"),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "undelete: {}", r.body);
+
     // Tenant-wide and deployment-wide operations: refused.
     for (method, template, path) in [
         (
@@ -571,6 +591,37 @@ async fn an_agent_binding_narrows_to_that_agent(pool: PgPool) {
     )
     .await;
     assert!(!r.body.to_string().contains("5k"), "{}", r.body);
+    // A session is its user's, whatever agent the key is bound to.
+    for (user, session) in [("ann", "ann-talk"), ("bob", "bob-talk")] {
+        let r = app
+            .post(
+                &format!("/v1/sessions/{session}/messages"),
+                json!({"user_id": user, "infer": false, "messages": [{"role": "user", "content": "hello"}]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    }
+    expect(
+        &app,
+        &key,
+        (Method::GET, "/v1/sessions/ann-talk", None),
+        StatusCode::OK,
+    )
+    .await;
+    expect(
+        &app,
+        &key,
+        (Method::GET, "/v1/sessions/ann-talk/messages", None),
+        StatusCode::OK,
+    )
+    .await;
+    expect(
+        &app,
+        &key,
+        (Method::GET, "/v1/sessions/bob-talk", None),
+        StatusCode::NOT_FOUND,
+    )
+    .await;
     // Read-only stays read-only.
     expect(
         &app,

@@ -396,8 +396,6 @@ impl Store {
         .await?)
     }
 
-    /// A run left `running` whose heartbeat is older than `stale_secs`: its
-    /// process died; the next one resumes it.
     /// Whether a scheduled run over everyone started at or after `since`:
     /// on several replicas, the one whose timer fires after another's run
     /// has finished must not run the same occurrence again.
@@ -412,6 +410,8 @@ impl Store {
         .await?)
     }
 
+    /// A run left `running` whose heartbeat is older than `stale_secs`: its
+    /// process died; the next one resumes it.
     pub async fn abandoned_run(
         &self,
         stale_secs: f64,

@@ -75,6 +75,26 @@ impl Store {
         Ok(row.into())
     }
 
+    /// Whose a memory is (user, agent), in any state, deleted included: what
+    /// a key bound to one user is checked against before acting on an id.
+    pub async fn memory_owner(
+        &self,
+        tenant: Uuid,
+        id: Uuid,
+    ) -> Result<(Option<String>, Option<String>), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let owner = sqlx::query_as(
+            "SELECT user_id, agent_id FROM memories WHERE tenant_id = $1 AND id = $2",
+        )
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        end_read(tx);
+        Ok(owner)
+    }
+
     /// Memories in view, newest first, one page at a time.
     pub async fn list_memories(
         &self,

@@ -236,6 +236,18 @@ impl Store {
         Ok((info, turns))
     }
 
+    /// The user a session belongs to.
+    pub async fn session_owner(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+    ) -> Result<String, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let info = session_info(&mut tx, tenant, session_id).await?;
+        tx.commit().await?;
+        Ok(info.user_id)
+    }
+
     /// The session's summary and the turns still in its window.
     pub async fn session_state(
         &self,

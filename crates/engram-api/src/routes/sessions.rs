@@ -97,7 +97,7 @@ pub async fn list_messages(
         .store
         .list_turns(caller.tenant_id, &session_id, after, limit)
         .await?;
-    caller.see(Some(&info.user_id), None)?;
+    caller.see_session(&info.user_id)?;
     let next_cursor = (turns.len() == limit)
         .then(|| turns.last().map(|t| t.seq.to_string()))
         .flatten();
@@ -119,7 +119,7 @@ pub async fn get_session(
         .store
         .session_state(caller.tenant_id, &session_id)
         .await?;
-    caller.see(Some(&s.info.user_id), None)?;
+    caller.see_session(&s.info.user_id)?;
     Ok(Json(SessionOut::from(s)))
 }
 
