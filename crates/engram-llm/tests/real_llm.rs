@@ -9,17 +9,14 @@ use std::time::{Duration, Instant};
 use engram_core::extract::{Extractor, InputMessage, Role};
 use engram_llm::{LlmConfig, LlmExtractor, ResponseFormat};
 
+// Five shapes (a fact, a change, two facts, a preference list, nothing to
+// keep): each answer takes the small model ~30 s on CI's two cores.
 const MESSAGES: &[&str] = &[
     "I live in Dallas.",
     "I moved to Austin last month.",
     "My name is Priya and I work at Acme.",
     "I'm vegetarian and I love hiking.",
-    "My sister is called Ana.",
-    "I have a dog named Rex.",
-    "I'm learning Japanese.",
-    "I'm travelling to Kyoto next week.",
     "What's the weather like today?",
-    "I use Neovim for coding.",
 ];
 
 #[tokio::test]

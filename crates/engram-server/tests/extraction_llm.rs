@@ -231,8 +231,11 @@ async fn a_real_local_model_runs_the_job_path(pool: PgPool) {
         max_tokens: 300,
         ..LlmConfig::default()
     });
+    // A 270M model on two shared cores can take over a minute for one
+    // extraction: the request's own timeout must outlast the wait.
     let config = ApiConfig {
         add_wait_timeout: Duration::from_secs(240),
+        request_timeout: Duration::from_secs(300),
         job_max_attempts: 1,
         ..ApiConfig::default()
     };
