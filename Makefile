@@ -3,7 +3,7 @@
 # private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
 SHELL := /bin/bash
 
-.PHONY: run test test-llm test-citus env lint
+.PHONY: run test test-llm test-citus test-docker env lint
 
 ## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
 run: env
@@ -13,13 +13,17 @@ run: env
 test: env
 	@scripts/test.sh
 
-## Extraction against a real local LLM server (llama-cpp-python + Gemma 3 270M); not in CI.
+## Extraction against a real local LLM server (llama-cpp-python + Gemma 3 270M); CI runs it last.
 test-llm: env
 	@scripts/test-llm.sh
 
 ## Engram on a 3-node Citus cluster built from ../shared/vendor (after make test, which installs the Python client it uses).
 test-citus: env
 	@scripts/test-citus.sh
+
+## The Docker path on a real engine: stand-in base images built offline, Engram's image, docker-compose.yml up, add + search, restart; leaves nothing behind.
+test-docker: env
+	@scripts/test-docker.sh
 
 ## Install and start Postgres + the model only.
 env:

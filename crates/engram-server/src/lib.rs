@@ -250,6 +250,24 @@ pub async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
+/// An `ENGRAM_*` variable set to an empty (or blank) value counts as unset,
+/// so a compose file can pass settings through with `${NAME:-}`: an empty
+/// ENGRAM_LLM_BASE_URL means the built-in rules, not an LLM at "", and an
+/// empty ENGRAM_API_KEY refuses to serve ("no API key") instead of starting
+/// with an admin key nobody can send. Call before any thread starts.
+pub fn unset_blank_settings() {
+    let blank: Vec<std::ffi::OsString> = std::env::vars_os()
+        .filter(|(name, value)| {
+            name.to_str().is_some_and(|n| n.starts_with("ENGRAM_"))
+                && value.to_str().is_some_and(|v| v.trim().is_empty())
+        })
+        .map(|(name, _)| name)
+        .collect();
+    for name in blank {
+        std::env::remove_var(name);
+    }
+}
+
 /// Threads per local embedding call (candle reads `RAYON_NUM_THREADS`):
 /// `ENGRAM_EMBED_THREADS` when set, else candle's default, every core. One
 /// request at a time, two threads were faster end to end on this 2-core

@@ -160,6 +160,7 @@ struct WorkerCommand {
 }
 
 fn main() -> anyhow::Result<()> {
+    engram_server::unset_blank_settings();
     engram_server::set_inference_threads();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -56,10 +56,15 @@ fn free_port() -> u16 {
 #[sqlx::test(migrations = false)]
 async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
     let port = free_port();
+    // Blank settings count as unset, as a compose file's `${NAME:-}` passes
+    // them: built-in rules, not an LLM at "".
     let mut child = engram(&pool)
         .arg("serve")
         .env("ENGRAM_API_KEY", KEY)
         .env("ENGRAM_BIND", format!("127.0.0.1:{port}"))
+        .env("ENGRAM_LLM_BASE_URL", "")
+        .env("ENGRAM_LLM_API_KEY", " ")
+        .env("ENGRAM_EMBED_API_KEY", "")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -67,10 +72,10 @@ async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    let ready: Value = loop {
         if let Ok(r) = client.get(format!("{base}/readyz")).send().await {
             if r.status() == 200 {
-                break;
+                break r.json().await.unwrap();
             }
         }
         assert!(
@@ -82,7 +87,8 @@ async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
             "engram was not ready within 60 s"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    };
+    assert_eq!(ready["models"]["extractor"], "rules", "{ready}");
     let r = client
         .post(format!("{base}/v1/memories"))
         .bearer_auth(KEY)
@@ -125,10 +131,21 @@ async fn the_binary_serves_with_defaults_and_stops_on_sigterm(pool: PgPool) {
 
 #[sqlx::test(migrations = false)]
 async fn serve_without_a_key_refuses_to_start(pool: PgPool) {
-    let out = engram(&pool).arg("serve").output().unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("ENGRAM_API_KEY"), "{stderr}");
+    // Unset, empty (compose's `${ENGRAM_API_KEY:-}`) or blank: no admin key
+    // anyone could send, so no server.
+    for key in [None, Some(""), Some("  ")] {
+        let mut cmd = engram(&pool);
+        if let Some(key) = key {
+            cmd.env("ENGRAM_API_KEY", key);
+        }
+        let out = cmd.arg("serve").output().unwrap();
+        assert!(!out.status.success(), "{key:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no API key: set ENGRAM_API_KEY"),
+            "{key:?}: {stderr}"
+        );
+    }
 }
 
 /// A database setting out of range stops start-up with its variable's name.
