@@ -34,9 +34,12 @@ fetch_wheel() { # name==version -> unpacked folder
 # A fresh clone (CI makes one per run) would otherwise compile every crate
 # again: 31 minutes on this 2-core machine against 3 for Engram's own crates
 # with the dependencies already built (cargo rebuilds a crate whenever its
-# version, features, flags or compiler change, so sharing is safe). target/
-# becomes a link to the shared folder when the checkout has none yet;
-# ENGRAM_SHARED_TARGET=0 keeps it private, ENGRAM_SHARED_TARGET_DIR moves it.
+# version, features, flags or compiler change). Engram's own crates are
+# judged by file times: a fresh clone's files are newer than anything built
+# before, so it rebuilds them; two checkouts edited side by side should keep
+# their targets private. target/ becomes a link to the shared folder when the
+# checkout has none yet; ENGRAM_SHARED_TARGET=0 keeps it private,
+# ENGRAM_SHARED_TARGET_DIR moves it.
 SHARED_TARGET="${ENGRAM_SHARED_TARGET_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/engram/cargo-target}"
 if [ "${ENGRAM_SHARED_TARGET:-1}" = 1 ] && [ ! -e "$ROOT/target" ] && [ ! -L "$ROOT/target" ]; then
   mkdir -p "$SHARED_TARGET"

@@ -17,31 +17,19 @@ if [ "$rc" = 2 ]; then log "skipped (no ../shared/vendor)"; exit 0; fi
 [ "$rc" = 0 ] || exit "$rc"
 # shellcheck disable=SC1091
 source "$DATA/citus-env"
-read -r P0 P1 P2 <<<"$ENGRAM_CITUS_PORTS"
 DB="engram_citus_$$"
-psql_at() { PGPASSWORD="$ENGRAM_CITUS_PASSWORD" "$ENGRAM_CITUS_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -U engram -p "$1" -d "$2" "${@:3}"; }
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-  for port in $P0 $P1 $P2; do psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; done
+  "$ROOT/scripts/citus-db.sh" drop "$DB"
   # The cluster stops too, unless kept for the next run (ENGRAM_CITUS_KEEP=1).
   [ "${ENGRAM_CITUS_KEEP:-0}" = 1 ] || "$ROOT/scripts/citus-env.sh" stop
 }
 trap cleanup EXIT
-for port in $P0 $P1 $P2; do
-  psql_at "$port" postgres -c "CREATE DATABASE $DB"
-  psql_at "$port" "$DB" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION vector"
-done
-psql_at "$P0" "$DB" -c "SELECT citus_set_coordinator_host('127.0.0.1', $P0)" \
-  -c "SELECT citus_add_node('127.0.0.1', $P1)" -c "SELECT citus_add_node('127.0.0.1', $P2)" >/dev/null
-
 cd "$ROOT"
 cargo build --locked --bin engram -q
-URL="postgres://engram:$ENGRAM_CITUS_PASSWORD@127.0.0.1:$P0/$DB"
-log "migrating (distributes the schema)"
-ENGRAM_DATABASE_URL="$URL" RUST_LOG=error target/debug/engram migrate
-# The workers accept engram_app with the cluster's password (docs/SCALING.md).
-psql_at "$P0" "$DB" -c "ALTER ROLE engram_app PASSWORD '$ENGRAM_CITUS_PASSWORD'" >/dev/null
+log "creating $DB on every node and migrating (distributes the schema)"
+URL="$("$ROOT/scripts/citus-db.sh" create "$DB")"
 
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 KEY="citus-$$-key"

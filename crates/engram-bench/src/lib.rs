@@ -154,6 +154,23 @@ where
         })
 }
 
+/// Runs `bench` on a database someone else prepared (`url`), which is left
+/// as it is afterwards: for a cluster whose nodes a script has set up, such
+/// as `scripts/bench-citus.sh` does. The model folder comes from
+/// ENGRAM_EMBED_MODEL_DIR, as for a scratch database.
+pub fn run_on_database<F, Fut>(url: String, bench: F) -> anyhow::Result<()>
+where
+    F: FnOnce(String, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let model_dir =
+        std::env::var("ENGRAM_EMBED_MODEL_DIR").context("ENGRAM_EMBED_MODEL_DIR is not set")?;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(bench(url, model_dir))
+}
+
 /// A deterministic generator (no extra crate for a benchmark's noise).
 pub struct Lcg(pub u64);
 

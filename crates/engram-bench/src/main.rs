@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use clap::Parser;
-use engram_bench::{noisy, post, run_on_scratch, start_server, Dist, Lcg};
+use engram_bench::{noisy, post, run_on_database, run_on_scratch, start_server, Dist, Lcg};
 use engram_core::Embedder;
 use pgvector::{HalfVector, Vector};
 use serde_json::{json, Value};
@@ -62,13 +62,23 @@ struct Args {
     /// Keep the scratch database afterwards.
     #[arg(long)]
     keep_db: bool,
+    /// Run on this empty, prepared database instead of a scratch one, and
+    /// leave it afterwards (`scripts/bench-citus.sh` passes a Citus
+    /// coordinator's, and a plain database on the same server to compare).
+    #[arg(long, env = "ENGRAM_BENCH_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    run_on_scratch("engram_bench", args.keep_db, |url, model_dir| async move {
-        bench(&args, &url, &model_dir).await
-    })
+    match args.database_url.clone() {
+        Some(url) => run_on_database(url, |url, model_dir| async move {
+            bench(&args, &url, &model_dir).await
+        }),
+        None => run_on_scratch("engram_bench", args.keep_db, |url, model_dir| async move {
+            bench(&args, &url, &model_dir).await
+        }),
+    }
 }
 
 /// Sentences memories are made of (and queries asked about).
