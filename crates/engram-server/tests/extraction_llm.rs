@@ -10,6 +10,7 @@ use std::time::Duration;
 use common::{contents, events, fast_workers, spawn_app_extracting, TestApp};
 use engram_api::ApiConfig;
 use engram_llm::{LlmConfig, LlmExtractor, ResponseFormat};
+use engram_worker::WorkerConfig;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -239,7 +240,12 @@ async fn a_real_local_model_runs_the_job_path(pool: PgPool) {
         job_max_attempts: 1,
         ..ApiConfig::default()
     };
-    let app = spawn_app_extracting(pool, config, fast_workers(1), Arc::new(llm)).await;
+    // And the job's lease: past it the job is abandoned, not answered.
+    let workers = WorkerConfig {
+        lease: Duration::from_secs(300),
+        ..fast_workers(1)
+    };
+    let app = spawn_app_extracting(pool, config, workers, Arc::new(llm)).await;
     let r = app.post("/v1/memories", json!({"user_id": "u", "wait": true, "messages": [{"role": "user", "content": "I live in Dallas and I work at Acme."}]})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     eprintln!("job: {}", r.body);
