@@ -110,8 +110,10 @@ teardown() {
 trap teardown EXIT
 
 log "starting dockerd (data root $DOCK/root)"
+# ENGRAM_DOCKERD_ARGS: more flags, e.g. --storage-driver=vfs where overlay2 fails.
+# shellcheck disable=SC2086
 dockerd --data-root "$DOCK/root" --exec-root "$DOCK/exec" --pidfile "$DOCK/dockerd.pid" \
-  -H "$DOCKER_HOST" >"$DOCK/dockerd.log" 2>&1 &
+  -H "$DOCKER_HOST" ${ENGRAM_DOCKERD_ARGS:-} >"$DOCK/dockerd.log" 2>&1 &
 DOCKERD_PID=$!
 for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.5; done
 if ! docker info >/dev/null 2>&1; then
