@@ -5,6 +5,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::jobs::{finish_job_in, insert_job_in, JobKind, NewJob, SummarizePayload};
+use crate::tenant::end_read;
 use crate::{ConflictKind, Store, StoreError};
 
 /// A turn to append, its tokens already counted.
@@ -244,7 +245,7 @@ impl Store {
     ) -> Result<String, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
         let info = session_info(&mut tx, tenant, session_id).await?;
-        tx.commit().await?;
+        end_read(tx);
         Ok(info.user_id)
     }
 

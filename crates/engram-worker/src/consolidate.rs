@@ -311,7 +311,7 @@ pub fn spawn_schedule(
             .abandoned_run(consolidator.settings.stale_after_secs)
             .await
         {
-            Ok(Some(_)) => run_scheduled(&consolidator).await,
+            Ok(Some(_)) => run_scheduled(&consolidator, None).await,
             Ok(None) => {}
             Err(e) => {
                 tracing::warn!(error = %e, "could not look for an unfinished consolidation run")
@@ -326,32 +326,29 @@ pub fn spawn_schedule(
             let wait = next.signed_duration_since(now).to_std().unwrap_or_default();
             tracing::info!(next = %next, "next consolidation run");
             tokio::select! {
-                _ = tokio::time::sleep(wait) => run_occurrence(&consolidator, next).await,
+                _ = tokio::time::sleep(wait) => run_scheduled(&consolidator, Some(next)).await,
                 changed = stop.changed() => if changed.is_err() || *stop.borrow() { return },
             }
         }
     })
 }
 
-async fn run_occurrence(consolidator: &Consolidator, occurrence: DateTime<Utc>) {
-    match consolidator.run_occurrence(occurrence).await {
+/// A scheduled run over everyone: for the schedule's `occurrence`, or (at
+/// start, `None`) to finish a run a dead process left; logged either way.
+async fn run_scheduled(consolidator: &Consolidator, occurrence: Option<DateTime<Utc>>) {
+    let result = match occurrence {
+        Some(at) => consolidator.run_occurrence(at).await,
+        None => {
+            consolidator
+                .run(RunTarget::Everyone, false, "schedule", None)
+                .await
+        }
+    };
+    match result {
         Ok(Some(run)) => {
             tracing::info!(run = %run.id, status = %run.status, users = run.users_done, counts = %run.counts, "consolidation run finished")
         }
         Ok(None) => tracing::info!("another process is consolidating or has consolidated; skipped"),
-        Err(e) => tracing::warn!(error = %e, "consolidation run failed"),
-    }
-}
-
-async fn run_scheduled(consolidator: &Consolidator) {
-    match consolidator
-        .run(RunTarget::Everyone, false, "schedule", None)
-        .await
-    {
-        Ok(Some(run)) => {
-            tracing::info!(run = %run.id, status = %run.status, users = run.users_done, counts = %run.counts, "consolidation run finished")
-        }
-        Ok(None) => tracing::info!("another process is consolidating; skipped"),
         Err(e) => tracing::warn!(error = %e, "consolidation run failed"),
     }
 }
