@@ -253,3 +253,27 @@ async def test_a_bound_key_never_reads_or_changes_another_users_memories(live, a
     async with over_http(live, admin.key(user)) as client:
         await call_ok(client, "add_memory", {"text": "I like figs."})
         assert "figs" in text(await call_ok(client, "search_memories", {"query": "fruit"}))
+
+
+async def test_another_users_session_cannot_be_named_through_mcp(live, admin, user):
+    """add_memory naming Bob's session (as session_id) is not found for a key
+    bound to Alice, verbatim or inferred, over both transports; Bob's turns
+    are as they were (a delete of such a memory used to redact them)."""
+    bob = user + "-bob"
+    session = f"{bob}-chat"
+    r = admin.http.post(f"/v1/sessions/{session}/messages", json={
+        "user_id": bob, "infer": False,
+        "messages": [{"role": "user", "content": "I live in Reykjavik."}]})
+    assert r.status_code == 201, r.text
+    turns = lambda: [t["content"] for t in admin.http.get(f"/v1/sessions/{session}/messages").json()["messages"]]
+    before = turns()
+    alice = admin.key(user)
+    for connect in (over_http(live, alice), over_stdio(live, alice)):
+        async with connect as client:
+            for args in ({"text": "I live in Reykjavik.", "session_id": session},
+                         {"text": "I live in Reykjavik.", "session_id": session, "infer": True}):
+                result = await client.call_tool("add_memory", args)
+                assert result.is_error and "404" in text(result), text(result)
+            listed = await call_ok(client, "list_memories", {})
+            assert listed.structured_content["results"] == []
+    assert turns() == before

@@ -1660,7 +1660,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This key is over its rate limit (ENGRAM_RATE_LIMIT_PER_SECOND, ENGRAM_RATE_LIMIT_BURST). */
+        /** @description The body did not arrive within ENGRAM_HTTP_BODY_TIMEOUT_SECS of the request's head (`body-timeout`); the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description This key is over its rate limit (`rate-limited`: ENGRAM_RATE_LIMIT_PER_SECOND, ENGRAM_RATE_LIMIT_BURST); this key or this address already has as many requests in flight as it may (`too-many-concurrent`: ENGRAM_MAX_REQUESTS_PER_KEY, ENGRAM_MAX_REQUESTS_PER_PEER); or this address failed to authenticate too often (`rate-limited`: ENGRAM_AUTH_FAILURES_PER_SECOND; keys that authenticated recently are still served). */
         TooManyRequests: {
             headers: {
                 /** @description Seconds until the key may send again. */
@@ -1671,7 +1680,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The database or the embedding service is unreachable (`unavailable`); the request took longer than ENGRAM_REQUEST_TIMEOUT_SECS (`timeout`); one of its database statements ran past ENGRAM_STATEMENT_TIMEOUT_MS (`query-timeout`); or the server is already serving ENGRAM_MAX_CONCURRENT_REQUESTS requests (`overloaded`). The last two carry Retry-After. */
+        /** @description The database or the embedding service is unreachable (`unavailable`); the request took longer than ENGRAM_REQUEST_TIMEOUT_SECS (`timeout`); one of its database statements ran past ENGRAM_STATEMENT_TIMEOUT_MS (`query-timeout`); or the server is already serving ENGRAM_MAX_CONCURRENT_REQUESTS requests (`overloaded`; for a user export, already reading ENGRAM_MAX_CONCURRENT_EXPORTS of them). The last two carry Retry-After. */
         Unavailable: {
             headers: {
                 /** @description Seconds to wait before retrying (query-timeout and overloaded). */
@@ -1887,6 +1896,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];
@@ -1968,6 +1978,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];
@@ -2074,6 +2085,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2256,6 +2268,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2363,6 +2376,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];
@@ -2441,6 +2455,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2542,6 +2557,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];
@@ -2665,6 +2681,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2783,6 +2800,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Validation"];

@@ -26,12 +26,29 @@ pub async fn authenticate(
     next: Next,
 ) -> Result<Response, ApiError> {
     let presented = bearer(req.headers()).ok_or(ApiError::Unauthorized)?;
-    let mut caller = identify(&state, presented).await?;
-    caller.request_id = req
+    let peer = crate::admission::peer(&req);
+    let failures = &state.admission.auth_failures;
+    if let Some(wait) = failures.wait(peer, parse_key_id(presented)) {
+        return Err(ApiError::RateLimited {
+            retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+        });
+    }
+    let mut caller = match identify(&state, presented).await {
+        Err(ApiError::Unauthorized) => {
+            failures.failed(peer);
+            return Err(ApiError::Unauthorized);
+        }
+        other => other?,
+    };
+    failures.succeeded(caller.key_id);
+    caller.request_id = match req
         .headers()
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
+    {
+        Some(id) => Some(audited_request_id(&state, id).await?),
+        None => None,
+    };
     if let Some(limiter) = &state.limiter {
         if let Err(not_until) = limiter.check_key(&caller.key_id.unwrap_or(Uuid::nil())) {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
@@ -43,8 +60,24 @@ pub async fn authenticate(
     if let Some(wanted) = tenant_header(req.headers())? {
         caller.tenant_id = resolve_tenant(&state, &caller, wanted).await?;
     }
+    let key = caller.key_id.unwrap_or(Uuid::nil());
     req.extensions_mut().insert(caller);
-    Ok(next.run(req).await)
+    Ok(crate::admission::key_slot(&state, key, req, next).await)
+}
+
+/// The request id as the audit log keeps it: a UUID (the server's own, or a
+/// client's) as it is; any other id a client chose (which could name a
+/// person: `erase-alice`) as a keyed hash, which the operator can recompute
+/// for an id they hold but nobody can turn back into the id.
+async fn audited_request_id(state: &AppState, id: &str) -> Result<String, ApiError> {
+    if Uuid::try_parse(id).is_ok() {
+        return Ok(id.to_owned());
+    }
+    let key = state.store.subject_key().await?;
+    Ok(format!(
+        "mac:{}",
+        &key.mac("request-id", &[id.as_bytes()])[..32]
+    ))
 }
 
 /// Refuses the request unless the caller's role allows `needed`. A role check,

@@ -5,6 +5,7 @@
 //! would be in another tenant, so ids reveal nothing.
 
 use engram_core::{BindingRefusal, Limits, Scope};
+use engram_store::{ConflictKind, StoreError};
 use uuid::Uuid;
 
 use crate::dto;
@@ -115,6 +116,18 @@ impl Caller {
             .session_owner(self.tenant_id, session_id)
             .await?;
         self.see_session(&owner)
+    }
+
+    /// A store error as this caller may learn it: to a bound key another
+    /// user's session is as unknown as one in another tenant (an unbound
+    /// key, which may read it, gets the conflict).
+    pub(crate) fn refusal(&self, e: StoreError) -> ApiError {
+        match e {
+            StoreError::Conflict(ConflictKind::SessionOwner, _) if self.binding.is_some() => {
+                ApiError::NotFound
+            }
+            other => other.into(),
+        }
     }
 
     /// The memories of `rows` the caller may see (all, for an unbound key).

@@ -38,12 +38,12 @@ pub(crate) fn plan(
     req: ContextRequest,
 ) -> Result<ContextPlan, ApiError> {
     let limits = &state.config.limits;
-    let user_id = validate::identifier("user_id", &req.user_id, limits)?;
+    let user_id = validate::reference("user_id", &req.user_id, limits)?;
     caller.check_user(&user_id)?;
     let session_id = req
         .session_id
         .as_deref()
-        .map(|s| validate::identifier("session_id", s, limits))
+        .map(|s| validate::reference("session_id", s, limits))
         .transpose()?;
     let query = validate::query("query", &req.query, limits)?;
     if !(1..=200_000).contains(&req.token_budget) {

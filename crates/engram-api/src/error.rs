@@ -30,6 +30,13 @@ pub enum ApiError {
     QueryTimeout,
     #[error("the server is at its limit of concurrent requests; retry later")]
     Overloaded,
+    /// A per-client cap (one address, one API key) on requests at once.
+    #[error("too many requests at once from {0}; retry when one has finished")]
+    TooManyConcurrent(&'static str),
+    #[error("the request body did not arrive in time (ENGRAM_HTTP_BODY_TIMEOUT_SECS)")]
+    BodyTimeout,
+    #[error("the request body ended before it was complete")]
+    BodyIncomplete,
     #[error("no route for this path")]
     RouteNotFound,
     #[error("method not allowed")]
@@ -82,6 +89,21 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             "Query timed out",
         ),
         Overloaded => (StatusCode::SERVICE_UNAVAILABLE, "overloaded", "Overloaded"),
+        TooManyConcurrent(_) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too-many-concurrent",
+            "Too many requests at once",
+        ),
+        BodyTimeout => (
+            StatusCode::REQUEST_TIMEOUT,
+            "body-timeout",
+            "Request body timed out",
+        ),
+        BodyIncomplete => (
+            StatusCode::BAD_REQUEST,
+            "body-incomplete",
+            "Incomplete request body",
+        ),
         RouteNotFound => (StatusCode::NOT_FOUND, "route-not-found", "No such endpoint"),
         MethodNotAllowed => (
             StatusCode::METHOD_NOT_ALLOWED,
@@ -147,12 +169,12 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(kind, m) => Self::Conflict(kind, m),
             StoreError::IdempotencyKeyReused => Self::validation(
                 "Idempotency-Key",
-                "was used for a different request (another user or body); use a new key",
+                "was used for a different request; use a new key",
             ),
             StoreError::Unavailable(e) => {
                 // The driver's words stay in the log; the client learns what
                 // is unavailable.
-                tracing::warn!(error = %e, "database unavailable");
+                tracing::warn!(error = %engram_store::sanitized(&e), "database unavailable");
                 Self::Unavailable("the database is unavailable; retry shortly".into())
             }
             StoreError::StatementTimeout => Self::QueryTimeout,
@@ -204,7 +226,7 @@ impl IntoResponse for ApiError {
         );
         let retry_after = match self {
             Self::RateLimited { retry_after_secs } => Some(retry_after_secs),
-            Self::QueryTimeout | Self::Overloaded => Some(1),
+            Self::QueryTimeout | Self::Overloaded | Self::TooManyConcurrent(_) => Some(1),
             _ => None,
         };
         if let Some(secs) = retry_after {

@@ -5,6 +5,7 @@
 
 use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
+use engram_core::access::SubjectKey;
 use engram_core::extract::{ExtractionRequest, InputMessage};
 use engram_core::policy::{instruction_reason, without_sensitive};
 use engram_core::time::{self, Timestamp};
@@ -35,6 +36,7 @@ pub(crate) fn validate_add(
     let limits = &state.config.limits;
     let now = state.clock.now();
     let scope = caller.scope(&req.user_id, &req.agent_id, &req.session_id, true, limits)?;
+    dto::stored_scope(&scope, limits)?;
     let importance = dto::importance("importance", req.importance)?.unwrap_or(0.5);
     let metadata =
         dto::metadata(req.metadata.clone(), limits)?.unwrap_or_else(|| serde_json::json!({}));
@@ -171,7 +173,8 @@ pub(crate) async fn store_verbatim(
     let outcomes = state
         .store
         .insert_memories(caller.tenant_id, &items, &caller.actor)
-        .await?;
+        .await
+        .map_err(|e| caller.refusal(e))?;
     Ok(outcomes
         .into_iter()
         .zip(redacted.into_iter().chain(std::iter::repeat(Vec::new())))
@@ -184,15 +187,58 @@ pub(crate) async fn store_verbatim(
         .collect())
 }
 
-/// What an Idempotency-Key stands for: a hash of the scope and of the
-/// request as sent (its serialised fields), so a retry of the same request
-/// matches and anything else does not.
-fn fingerprint(req: &AddMemoriesRequest, scope: &Scope) -> String {
-    let request = serde_json::to_string(&(scope, req)).unwrap_or_default();
-    engram_core::access::hash_key(&request)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// How an `Idempotency-Key` is kept: a keyed hash of the key with the
+/// scope it was sent for, so the same key sent for two users names two
+/// jobs (a key reveals nothing about another user's requests), no client
+/// key can collide with the server's own job keys, and a secret sent as a
+/// key is never stored.
+fn stored_idempotency_key(
+    key: &SubjectKey,
+    tenant: uuid::Uuid,
+    scope: &Scope,
+    sent: &str,
+) -> String {
+    let part = |v: &Option<String>| v.as_deref().unwrap_or("").as_bytes().to_vec();
+    format!(
+        "client:{}",
+        key.mac(
+            "idempotency-key",
+            &[
+                tenant.as_bytes(),
+                &part(&scope.user_id),
+                &part(&scope.agent_id),
+                &part(&scope.session_id),
+                sent.as_bytes(),
+            ],
+        )
+    )
+}
+
+/// What an Idempotency-Key stands for: a keyed hash of the request as it
+/// will be stored (secrets redacted), so a retry of the same request
+/// matches, anything else does not, and the fingerprint cannot be turned
+/// back into the request by trying candidates (a 4-digit PIN would take
+/// 10,000 guesses without the key).
+fn fingerprint(
+    key: &SubjectKey,
+    req: &AddMemoriesRequest,
+    common: &AddCommon,
+) -> Result<String, ApiError> {
+    let mut stored = req.clone();
+    if let (Some(_), Some(said)) = (&stored.text, common.said.first()) {
+        stored.text = Some(said.content.clone());
+    }
+    if let Some(messages) = &mut stored.messages {
+        for (m, said) in messages.iter_mut().zip(&common.said) {
+            m.content = said.content.clone();
+        }
+    }
+    if stored.metadata.is_some() {
+        stored.metadata = Some(common.metadata.clone());
+    }
+    let request = serde_json::to_vec(&(&common.scope, &stored))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(key.mac("request-fingerprint", &[&request]))
 }
 
 /// The `Idempotency-Key` header, validated, if sent.
@@ -205,7 +251,8 @@ pub(crate) fn idempotency_key(
             let v = v
                 .to_str()
                 .map_err(|_| ApiError::validation("Idempotency-Key", "must be visible ASCII"))?;
-            Ok(Some(validate::identifier("Idempotency-Key", v, limits)?))
+            // Kept only as a keyed hash (stored_idempotency_key).
+            Ok(Some(validate::reference("Idempotency-Key", v, limits)?))
         }
         None => Ok(None),
     }
@@ -256,12 +303,25 @@ pub(crate) async fn enqueue_inferred(
         embed_all(state, &texts).await?
     };
     let raw_items: Vec<(NewMemory, Vec<f32>)> = raw.into_iter().zip(vectors).collect();
+    let (idempotency_key, fingerprint) = match idempotency_key {
+        Some(sent) => {
+            let key = state.store.subject_key().await?;
+            (
+                Some(stored_idempotency_key(
+                    &key,
+                    caller.tenant_id,
+                    &common.scope,
+                    &sent,
+                )),
+                Some(fingerprint(&key, req, common)?),
+            )
+        }
+        None => (None, None),
+    };
     let job = NewJob {
         scope: common.scope.clone(),
         payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
-        fingerprint: idempotency_key
-            .as_ref()
-            .map(|_| fingerprint(req, &common.scope)),
+        fingerprint,
         idempotency_key,
         max_attempts: state.config.job_max_attempts,
         source_ref: request.source.source_ref.clone(),
@@ -269,7 +329,8 @@ pub(crate) async fn enqueue_inferred(
     let enqueued = state
         .store
         .enqueue_extraction(caller.tenant_id, &job, &raw_items, &caller.actor)
-        .await?;
+        .await
+        .map_err(|e| caller.refusal(e))?;
     let raw_results = enqueued
         .raw
         .iter()
@@ -316,7 +377,7 @@ fn raw_copies(request: &ExtractionRequest, common: &AddCommon) -> Vec<NewMemory>
 
 /// Where a session's extracted facts came from, for provenance and purges.
 pub(crate) fn session_source(session_id: &str) -> String {
-    format!("session:{session_id}")
+    format!("{}{session_id}", engram_core::SESSION_SOURCE_PREFIX)
 }
 
 /// A session append's turns (with their token counts) and, unless

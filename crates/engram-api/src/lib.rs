@@ -1,6 +1,7 @@
 //! Engram's HTTP API: the axum router, thin handlers, auth, and the mapping of
 //! every error to RFC 9457 problem documents.
 
+mod admission;
 mod audit;
 mod auth;
 mod binding;
@@ -12,8 +13,11 @@ mod ingest;
 pub mod metrics;
 mod routes;
 mod search;
+mod spool;
 mod state;
 mod timeout;
+
+use std::sync::Arc;
 
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::DefaultBodyLimit;
@@ -22,14 +26,17 @@ use axum::http::{header, HeaderName, HeaderValue};
 use axum::http::{Method, Request};
 use axum::middleware::from_fn;
 use axum::middleware::from_fn_with_state;
+use axum::response::IntoResponse;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use engram_core::Access;
 use tower::util::option_layer;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+pub use admission::Admission;
 pub use auth::TENANT_HEADER;
 pub use error::ApiError;
 pub use routes::health::OPENAPI_YAML;
@@ -232,6 +239,25 @@ pub fn app(state: AppState) -> Router {
 pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
     let mut public = Router::new();
     let mut private = Router::new();
+    // At most `max_concurrent_requests` authenticated requests at once; the
+    // next is answered 503 at once (tower's load shedding) rather than
+    // queued behind them. Health, the spec and metrics stay outside it, so
+    // an orchestrator can still see a busy server is alive. One semaphore
+    // for every route; the permit is taken last (admission.rs): after the
+    // peer's and the key's caps, the role check and the body's arrival.
+    let permits = Arc::new(tokio::sync::Semaphore::new(
+        state.config.max_concurrent_requests.max(1),
+    ));
+    let overload = || {
+        tower::ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+                ApiError::Overloaded
+            }))
+            .load_shed()
+            .layer(tower::limit::GlobalConcurrencyLimitLayer::with_semaphore(
+                permits.clone(),
+            ))
+    };
     for access in [
         Access::Read,
         Access::Write,
@@ -242,37 +268,33 @@ pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
         for r in routes().into_iter().filter(|r| r.access == Some(access)) {
             group = group.route(r.path, r.handler);
         }
+        group = group
+            .route_layer(overload())
+            .route_layer(from_fn_with_state(state.clone(), admission::read_body));
         if matches!(access, Access::TenantAdmin | Access::Admin) {
             group = group.route_layer(from_fn_with_state(state.clone(), audit::record_admin_use));
         }
+        // The role before the body: a key that may not do this is refused
+        // without reading what it sends.
         group = group.route_layer(from_fn(move |req, next| auth::require(access, req, next)));
         private = private.merge(group);
     }
     for r in routes().into_iter().filter(|r| r.access.is_none()) {
         public = public.route(r.path, r.handler);
     }
-    // At most `max_concurrent_requests` authenticated requests at once; the
-    // next is answered 503 at once (tower's load shedding) rather than
-    // queued behind them. Health, the spec and metrics stay outside it, so
-    // an orchestrator can still see a busy server is alive.
-    let overload = tower::ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
-            ApiError::Overloaded
-        }))
-        .load_shed()
-        // Global: one semaphore shared by every route (the per-service
-        // layer would give each route a limit of its own).
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-            state.config.max_concurrent_requests.max(1),
-        ));
-    let private = private
-        .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
-        .layer(overload);
+    let authenticated = |router: Router<AppState>| {
+        router
+            .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
+            .route_layer(from_fn_with_state(state.clone(), admission::peer_slot))
+    };
+    let private = authenticated(private);
     // (route_layer refuses a router without routes, hence the Option.)
     let extra = extra.map_or_else(Router::new, |extra| {
-        extra
-            .route_layer(from_fn(|req, next| auth::require(Access::Read, req, next)))
-            .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
+        authenticated(
+            extra
+                .route_layer(from_fn_with_state(state.clone(), admission::read_body))
+                .route_layer(from_fn(|req, next| auth::require(Access::Read, req, next))),
+        )
     });
     let max_body = state.config.max_body_bytes;
     let timeout = state.config.request_timeout;
@@ -283,6 +305,14 @@ pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
         .fallback(|| async { ApiError::RouteNotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(max_body))
+        // A handler that panics (a bug; a value the decoder cannot represent)
+        // answers 500 like any internal error instead of dropping the
+        // connection; the panic hook logs where, never what.
+        .layer(CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| {
+                ApiError::Internal("a handler panicked".into()).into_response()
+            },
+        ))
         .layer(from_fn(move |req, next| {
             timeout::timeout(timeout, req, next)
         }))
@@ -307,8 +337,24 @@ pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
         )
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        // A client's request id is kept only if it looks like one (1-128
+        // visible ASCII characters); otherwise the server makes its own.
+        .layer(from_fn(sane_request_id))
         .layer(option_layer(cors))
         .with_state(state)
+}
+
+async fn sane_request_id(
+    mut req: Request<axum::body::Body>,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let sane = |v: &HeaderValue| {
+        (1..=128).contains(&v.len()) && v.as_bytes().iter().all(|b| b.is_ascii_graphic())
+    };
+    if req.headers().get("x-request-id").is_some_and(|v| !sane(v)) {
+        req.headers_mut().remove("x-request-id");
+    }
+    next.run(req).await
 }
 
 /// CORS only for the configured origins; none configured, no CORS headers, so

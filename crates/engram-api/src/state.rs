@@ -55,6 +55,23 @@ pub struct ApiConfig {
     pub header_timeout: std::time::Duration,
     /// A kept-alive connection idle this long is closed.
     pub idle_timeout: std::time::Duration,
+    /// A request's body must arrive whole within this of its head (408 and
+    /// the connection closed otherwise); it is read before the request
+    /// takes a server-wide slot.
+    pub body_timeout: std::time::Duration,
+    /// A response write that cannot make progress for this long (the client
+    /// stopped reading) closes the connection.
+    pub write_timeout: std::time::Duration,
+    /// Requests in flight at once with one API key (0: no cap).
+    pub max_requests_per_key: usize,
+    /// Requests in flight at once from one IP address, bodies being read or
+    /// sent included (0: no cap).
+    pub max_requests_per_peer: usize,
+    /// Failed authentications a peer may make per second before its unknown
+    /// keys are refused without a lookup for a moment (0: no limit).
+    pub auth_failures_per_second: u32,
+    /// Exports read from the database at once; more are answered 503.
+    pub max_concurrent_exports: usize,
     /// Origins allowed by CORS; empty means no CORS headers at all.
     pub cors_origins: Vec<String>,
     /// Memories per page of a streamed export.
@@ -96,6 +113,14 @@ impl Default for ApiConfig {
             search_max_terms: 32,
             header_timeout: std::time::Duration::from_secs(10),
             idle_timeout: std::time::Duration::from_secs(75),
+            body_timeout: std::time::Duration::from_secs(10),
+            write_timeout: std::time::Duration::from_secs(30),
+            max_requests_per_key: 32,
+            max_requests_per_peer: 64,
+            // Off, as the rate limit is: tests send bad keys by the hundred
+            // (the server's own default is 20, `engram serve --help`).
+            auth_failures_per_second: 0,
+            max_concurrent_exports: 2,
             cors_origins: Vec::new(),
             export_page: 500,
             tokens: engram_context::TokenCounter::new(engram_context::Encoding::O200kBase),
@@ -195,6 +220,7 @@ pub struct AppState {
     pub limiter: Option<Arc<KeyLimiter>>,
     pub usage: UsageRecorder,
     pub clock: Arc<dyn Clock>,
+    pub admission: Arc<crate::admission::Admission>,
 }
 
 /// Records, off the request path, that memories were returned to a caller.

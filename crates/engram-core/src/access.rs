@@ -194,6 +194,20 @@ impl SubjectKey {
         self.rekey(&hex::encode(Sha256::digest(source_ref.as_bytes())))
     }
 
+    /// A keyed hash of `parts` for one purpose (`domain`), so values that
+    /// only need to be recognised again (an idempotency key, a request's
+    /// fingerprint) are stored without what they were made from and cannot
+    /// be recovered by guessing without the key. Each part is
+    /// length-prefixed: no two lists of parts hash alike.
+    pub fn mac(&self, domain: &str, parts: &[&[u8]]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        for part in std::iter::once(domain.as_bytes()).chain(parts.iter().copied()) {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part);
+        }
+        hex::encode(mac.finalize().into_bytes())
+    }
+
     /// The keyed form of an unkeyed hash (migrating rows written before the key).
     pub fn rekey(&self, unkeyed: &str) -> String {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");

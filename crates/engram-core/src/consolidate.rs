@@ -76,6 +76,10 @@ pub struct ConsolidationParams {
     /// same words weeks apart are two events ("a dentist appointment on
     /// Friday"), not one said twice.
     pub episodic_window: Duration,
+    /// Up to this many live memories per user every pair is compared for
+    /// near-duplicates; beyond it the pairs come from hashing
+    /// (`near_duplicates`).
+    pub all_pairs_up_to: usize,
     pub now: DateTime<Utc>,
 }
 
@@ -88,6 +92,7 @@ impl ConsolidationParams {
             expired_grace: Duration::days(30),
             deleted_retention: Duration::days(30),
             episodic_window: Duration::days(1),
+            all_pairs_up_to: ALL_PAIRS_UP_TO,
             now,
         }
     }
@@ -481,29 +486,39 @@ pub fn plan_reviewed(
             .partial_cmp(&(a.pinned, a.importance, a.created_at, a.id))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
+    let near = near_duplicates(
+        &rest,
+        p.duplicate_threshold,
+        p.all_pairs_up_to,
+        seed_of(p.now),
+    );
     let mut clustered: HashSet<Uuid> = HashSet::new();
     for (i, head) in rest.iter().enumerate() {
         if clustered.contains(&head.id) {
             continue;
         }
-        let mut members: Vec<&MemoryView> = Vec::new();
-        let mut joined: HashSet<Uuid> = HashSet::new();
-        let mut frontier: Vec<&MemoryView> = vec![*head];
+        let mut joined: Vec<usize> = Vec::new();
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut frontier: Vec<usize> = vec![i];
         while let Some(seed) = frontier.pop() {
-            for m in rest.iter().skip(i.saturating_add(1)) {
-                if clustered.contains(&m.id)
+            for &j in &near[seed] {
+                let m = rest[j];
+                if j <= i
+                    || clustered.contains(&m.id)
                     || m.pinned
-                    || joined.contains(&m.id)
+                    || seen.contains(&j)
                     || !compatible(head, m, p)
-                    || cosine(&seed.embedding, &m.embedding) < p.duplicate_threshold
                 {
                     continue;
                 }
-                joined.insert(m.id);
-                members.push(m);
-                frontier.push(m);
+                seen.insert(j);
+                joined.push(j);
+                frontier.push(j);
             }
         }
+        // In the order the memories rank.
+        joined.sort_unstable();
+        let members: Vec<&MemoryView> = joined.iter().map(|&j| rest[j]).collect();
         if members.is_empty() {
             continue;
         }
@@ -570,6 +585,109 @@ pub fn plan_reviewed(
     ops
 }
 
+/// Up to this many memories every pair is compared by default; beyond it the pairs
+/// come from locality-sensitive hashing, so a user's run stays near-linear
+/// (20,000 memories: 9 s all pairs, docs/CONSOLIDATION.md).
+const ALL_PAIRS_UP_TO: usize = 2_000;
+/// Random-hyperplane hashing (SimHash): `BANDS` tables of `BITS` sign bits
+/// each. Two memories at cosine c share one band's bits with probability
+/// (1 - acos(c)/π)^BITS, so at the 0.9 threshold some band matches with
+/// probability ≈ 0.975 (0.9996 at 0.95) while unrelated memories (cosine
+/// 0.2) share a band about 1% of the time. The hyperplanes change every day
+/// (the seed is the run's date), so a pair missed one night is found on a
+/// later one with the same odds.
+const BANDS: usize = 30;
+const BITS: usize = 14;
+/// In a bucket larger than this (many memories hashed alike: near-identical
+/// texts), each member is compared with the next `BUCKET_WINDOW` only; as
+/// they are alike, single linkage still reaches them all.
+const BUCKET_WINDOW: usize = 256;
+
+/// The day of `now`, as the hashing's seed.
+fn seed_of(now: DateTime<Utc>) -> u64 {
+    now.timestamp().div_euclid(86_400) as u64
+}
+
+/// For each memory of `rest`, the others at cosine ≥ `threshold` (indices).
+fn near_duplicates(
+    rest: &[&MemoryView],
+    threshold: f32,
+    all_pairs_up_to: usize,
+    seed: u64,
+) -> Vec<Vec<usize>> {
+    let n = rest.len();
+    let mut near = vec![Vec::new(); n];
+    let link = |a: usize, b: usize, near: &mut Vec<Vec<usize>>| {
+        if cosine(&rest[a].embedding, &rest[b].embedding) >= threshold {
+            near[a].push(b);
+            near[b].push(a);
+        }
+    };
+    if n <= all_pairs_up_to {
+        for a in 0..n {
+            for b in a.saturating_add(1)..n {
+                link(a, b, &mut near);
+            }
+        }
+        return near;
+    }
+    let dims = rest.iter().map(|m| m.embedding.len()).max().unwrap_or(0);
+    let planes = hyperplanes(BANDS.saturating_mul(BITS), dims, seed);
+    let mut buckets: std::collections::HashMap<(usize, u32), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, m) in rest.iter().enumerate() {
+        for band in 0..BANDS {
+            let mut sig = 0u32;
+            for bit in 0..BITS {
+                let plane = &planes[band.saturating_mul(BITS).saturating_add(bit)];
+                let dot: f32 = plane.iter().zip(&m.embedding).map(|(x, y)| x * y).sum();
+                sig = (sig << 1) | u32::from(dot >= 0.0);
+            }
+            buckets.entry((band, sig)).or_default().push(i);
+        }
+    }
+    let mut pairs: HashSet<(usize, usize)> = HashSet::new();
+    for members in buckets.values() {
+        for (k, &a) in members.iter().enumerate() {
+            for &b in members.iter().skip(k.saturating_add(1)).take(BUCKET_WINDOW) {
+                pairs.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = pairs.into_iter().collect();
+    pairs.sort_unstable();
+    for (a, b) in pairs {
+        link(a, b, &mut near);
+    }
+    near
+}
+
+/// `count` random directions in `dims` dimensions (Gaussian coordinates, so
+/// every direction is as likely), the same for the same seed.
+fn hyperplanes(count: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut uniform = move || ((next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    (0..count)
+        .map(|_| {
+            (0..dims)
+                .map(|_| {
+                    // Box-Muller: one normal deviate from two uniforms.
+                    let (u, v) = (uniform(), uniform());
+                    ((-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()) as f32
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Of one kind; episodes only within the episodic window of each other;
 /// same subject + attribute when both know theirs.
 fn compatible(a: &MemoryView, b: &MemoryView, p: &ConsolidationParams) -> bool {
@@ -631,6 +749,67 @@ mod tests {
 
     fn count(ops: &[Operation], kind: &str) -> usize {
         ops.iter().filter(|o| o.kind() == kind).count()
+    }
+
+    /// A unit vector near `center` (cosine ≈ 0.97), deterministic in `k`.
+    fn near(center: &[f32], k: usize) -> Vec<f32> {
+        let planes = hyperplanes(1, center.len(), k as u64 + 1_000_000);
+        let mut v: Vec<f32> = center
+            .iter()
+            .zip(&planes[0])
+            .map(|(c, e)| c + 0.03 * e)
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+        v
+    }
+
+    #[test]
+    fn hashing_finds_the_near_duplicates_all_pairs_would() {
+        // 100 groups of 22 near-identical memories (above ALL_PAIRS_UP_TO),
+        // in 64 dimensions, the groups far apart.
+        let now = at(2026, 6, 1);
+        let centers = hyperplanes(100, 64, 7)
+            .into_iter()
+            .map(|mut c| {
+                let n = c.iter().map(|x| x * x).sum::<f32>().sqrt();
+                c.iter_mut().for_each(|x| *x /= n);
+                c
+            })
+            .collect::<Vec<_>>();
+        let ms: Vec<MemoryView> = (0..2200)
+            .map(|i| {
+                let mut m = memory(&format!("fact {}", i % 100), now);
+                m.embedding = near(&centers[i % 100], i);
+                m
+            })
+            .collect();
+        assert!(ms.len() > ALL_PAIRS_UP_TO);
+        let refs: Vec<&MemoryView> = ms.iter().collect();
+        let mut exact = 0usize;
+        let mut found = 0usize;
+        let hashed = near_duplicates(&refs, 0.9, ALL_PAIRS_UP_TO, 1);
+        for a in 0..refs.len() {
+            for b in a + 1..refs.len() {
+                if cosine(&refs[a].embedding, &refs[b].embedding) >= 0.9 {
+                    exact += 1;
+                    found += usize::from(hashed[a].contains(&b));
+                }
+            }
+        }
+        assert!(exact > 20_000, "{exact}");
+        let recall = found as f64 / exact as f64;
+        assert!(recall > 0.97, "pair recall {recall}");
+        // Single linkage makes up for the pairs missed: every group is one.
+        let ops = plan(&ms, &ConsolidationParams::defaults(now));
+        let merges: Vec<usize> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Operation::Merge { merged, .. } => Some(merged.len()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(merges, vec![21; 100]);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod query;
 pub mod querytime;
 pub mod scoring;
 pub mod session;
+pub mod text;
 pub mod time;
 pub mod timephrase;
 pub mod validate;

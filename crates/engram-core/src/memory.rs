@@ -57,6 +57,29 @@ pub struct Source {
     pub source_ref: Option<String>,
 }
 
+/// How a source ref names a session: what a session's extraction records as
+/// the source of its facts, and what a source purge of it finds.
+pub const SESSION_SOURCE_PREFIX: &str = "session:";
+
+/// The session a source ref names (`session:<id>`), if it names one.
+pub fn session_of_source(source_ref: &str) -> Option<&str> {
+    source_ref.strip_prefix(SESSION_SOURCE_PREFIX)
+}
+
+/// The sessions something in `scope` from `source_ref` names: its own session
+/// and a `session:` source. A session is one user's, so whatever names it
+/// must be that user's too (the store refuses the rest).
+pub fn named_sessions<'a>(
+    scope: &'a Scope,
+    source_ref: Option<&'a str>,
+) -> impl Iterator<Item = &'a str> + 'a {
+    scope
+        .session_id
+        .as_deref()
+        .into_iter()
+        .chain(source_ref.and_then(session_of_source))
+}
+
 /// A memory ready to be written: validated, not yet embedded.
 #[derive(Debug, Clone)]
 pub struct NewMemory {

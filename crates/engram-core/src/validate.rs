@@ -49,9 +49,48 @@ impl Default for Limits {
     }
 }
 
-/// A scope identifier (user, agent, session): non-empty, bounded, printable.
+/// Whether `c` is a default-ignorable code point (Unicode's
+/// DerivedCoreProperties `Default_Ignorable_Code_Point`): zero-width spaces
+/// and joiners, bidirectional marks, variation selectors, soft hyphens, tag
+/// characters. They render as nothing, so a value made only of them is as
+/// blank as an empty one.
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
+}
+
+/// Blank: nothing but white space and invisible (default-ignorable) characters.
+pub fn is_blank(value: &str) -> bool {
+    value
+        .chars()
+        .all(|c| c.is_whitespace() || is_default_ignorable(c))
+}
+
+/// An identifier about to be stored (user, agent, session, source ref, key
+/// name): a valid [`reference`] that holds no secret. An identifier is
+/// stored, echoed back and shown as it is, and cannot be redacted, so one
+/// that the secret screen flags is refused.
 pub fn identifier(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
-    if value.trim().is_empty() {
+    let value = reference(field, value, limits)?;
+    if let Some(kind) = crate::policy::find_secret(&value) {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "must not contain a secret ({kind}): identifiers are stored and shown as they are"
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// An identifier that names something already stored (a path, a filter):
+/// non-empty, bounded, printable. Not screened for secrets, so what was
+/// stored before the screen can still be found, exported and erased.
+pub fn reference(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
+    if is_blank(value) {
         return Err(FieldError::new(field, "must not be empty"));
     }
     if value.chars().count() > limits.max_id_chars {
@@ -102,7 +141,7 @@ pub fn query(field: &str, value: &str, limits: &Limits) -> Result<String, FieldE
 }
 
 fn text(field: &str, value: &str, max_chars: usize) -> Result<String, FieldError> {
-    if value.trim().is_empty() {
+    if is_blank(value) {
         return Err(FieldError::new(field, "must not be empty"));
     }
     if value.chars().count() > max_chars {
@@ -141,10 +180,40 @@ pub fn in_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<f64, FieldE
     Ok(value)
 }
 
-/// Metadata: a JSON object no larger than the configured size.
+/// How deep a client's JSON (metadata, filters) may nest: far below the
+/// 128 levels serde_json reads, so what is stored can be read back inside
+/// the envelopes around it (an export, an MCP result, a re-import).
+pub const MAX_JSON_DEPTH: usize = 32;
+
+/// The nesting depth of a JSON value (a scalar is 0, `{}` and `[]` are 1).
+pub fn json_depth(value: &serde_json::Value) -> usize {
+    // Iterative, so no input can exhaust the stack.
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &serde_json::Value>> = match v {
+            serde_json::Value::Array(a) => Box::new(a.iter()),
+            serde_json::Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        let depth = depth.saturating_add(1);
+        deepest = deepest.max(depth);
+        stack.extend(children.map(|c| (c, depth)));
+    }
+    deepest
+}
+
+/// Metadata: a JSON object no larger than the configured size, nested at
+/// most [`MAX_JSON_DEPTH`] deep.
 pub fn metadata(field: &str, value: &serde_json::Value, limits: &Limits) -> Result<(), FieldError> {
     if !value.is_object() {
         return Err(FieldError::new(field, "must be a JSON object"));
+    }
+    if json_depth(value) > MAX_JSON_DEPTH {
+        return Err(FieldError::new(
+            field,
+            format!("must nest at most {MAX_JSON_DEPTH} levels deep"),
+        ));
     }
     if has_nul(value) {
         return Err(FieldError::new(field, NUL));
@@ -185,6 +254,64 @@ mod tests {
         );
         assert!(identifier("user_id", &"x".repeat(129), &l).is_err());
         assert!(identifier("user_id", "a\u{0}b", &l).is_err());
+    }
+
+    #[test]
+    fn invisible_characters_alone_are_blank() {
+        let l = Limits::default();
+        for blank in [
+            "\u{200B}\u{200B}",
+            "\u{2060}",
+            " \u{FEFF}\u{200D} ",
+            "\u{E0041}\u{00AD}",
+        ] {
+            assert!(identifier("user_id", blank, &l).is_err(), "{blank:?}");
+            assert!(content("text", blank, &l).is_err(), "{blank:?}");
+            assert!(query("query", blank, &l).is_err(), "{blank:?}");
+        }
+        // Joiners inside visible text are fine (emoji sequences use them).
+        assert!(identifier("user_id", "👩\u{200D}💻", &l).is_ok());
+        assert!(content("text", "a\u{200B}b", &l).is_ok());
+    }
+
+    #[test]
+    fn identifiers_holding_a_secret_are_refused() {
+        let l = Limits::default();
+        for secret in [
+            "sk-proj-abcdefghijklmnop1234",
+            "https://bob:S3cretPass@example.com/doc",
+            "password=hunter22",
+        ] {
+            let e = identifier("session_id", secret, &l).unwrap_err();
+            assert_eq!(e.field, "session_id");
+            assert!(!e.message.contains("hunter22") && !e.message.contains("S3cret"));
+        }
+        for fine in [
+            "0192f6a8-7c3e-7b2a-9d4e-1f2a3b4c5d6e",
+            "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+            "doc:handbook/2024#p3",
+            "https://example.com/doc?id=7",
+            "session-42",
+        ] {
+            assert!(identifier("session_id", fine, &l).is_ok(), "{fine}");
+        }
+    }
+
+    #[test]
+    fn json_is_nested_at_most_the_cap() {
+        let l = Limits::default();
+        let mut deep = serde_json::json!(1);
+        for _ in 0..MAX_JSON_DEPTH {
+            deep = serde_json::json!({ "k": deep });
+        }
+        assert_eq!(json_depth(&deep), MAX_JSON_DEPTH);
+        assert!(metadata("metadata", &deep, &l).is_ok());
+        let deeper = serde_json::json!({ "k": deep });
+        assert_eq!(
+            metadata("metadata", &deeper, &l).unwrap_err().message,
+            format!("must nest at most {MAX_JSON_DEPTH} levels deep")
+        );
+        assert_eq!(json_depth(&serde_json::json!({"a": [1, [2]], "b": {}})), 3);
     }
 
     #[test]

@@ -90,6 +90,17 @@ pub async fn import(
             doc.header.user_id
         );
     }
+    if let Some(j) = doc
+        .jobs
+        .iter()
+        .find(|j| j.user_id.as_deref() != Some(doc.header.user_id.as_str()))
+    {
+        bail!(
+            "job {} does not belong to the exported user `{}`; refusing a document that mixes users",
+            j.id,
+            doc.header.user_id
+        );
+    }
     // A document written before today's secret screen (or by hand) is held
     // to it like any other write.
     let redacted = redact_document(&mut doc);

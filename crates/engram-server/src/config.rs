@@ -547,6 +547,54 @@ pub struct ServeArgs {
         default_value_t = 75
     )]
     pub http_idle_timeout_secs: u64,
+    /// Seconds a request's body may take to arrive after its head; a
+    /// slower one is answered 408 and its connection closed. The body is
+    /// read before the request takes one of the server-wide slots.
+    #[arg(
+        long = "http-body-timeout-secs",
+        env = "ENGRAM_HTTP_BODY_TIMEOUT_SECS",
+        default_value_t = 10
+    )]
+    pub http_body_timeout_secs: u64,
+    /// Seconds a response write may wait for the client to take bytes; a
+    /// client that stops reading is disconnected after it.
+    #[arg(
+        long = "http-write-timeout-secs",
+        env = "ENGRAM_HTTP_WRITE_TIMEOUT_SECS",
+        default_value_t = 30
+    )]
+    pub http_write_timeout_secs: u64,
+    /// Requests in flight at once with one API key (429 beyond it), so one
+    /// client cannot take every server-wide slot; 0: no cap. Default: half
+    /// of ENGRAM_MAX_CONCURRENT_REQUESTS.
+    #[arg(long = "max-requests-per-key", env = "ENGRAM_MAX_REQUESTS_PER_KEY")]
+    pub max_requests_per_key: Option<usize>,
+    /// Requests in flight at once from one IP address, bodies being read or
+    /// sent included (429 beyond it); 0: no cap. Behind a reverse proxy
+    /// every request has the proxy's address: raise it or set 0 there.
+    #[arg(
+        long = "max-requests-per-peer",
+        env = "ENGRAM_MAX_REQUESTS_PER_PEER",
+        default_value_t = 64
+    )]
+    pub max_requests_per_peer: usize,
+    /// Failed authentications per second one IP address may make (bursts of
+    /// twice that) before its unknown keys are answered 429 without a
+    /// database lookup for a moment; 0: no limit.
+    #[arg(
+        long = "auth-failures-per-second",
+        env = "ENGRAM_AUTH_FAILURES_PER_SECOND",
+        default_value_t = 20
+    )]
+    pub auth_failures_per_second: u32,
+    /// User exports read from the database at once (each holds a pooled
+    /// connection while it is read); more are answered 503 with Retry-After.
+    #[arg(
+        long = "max-concurrent-exports",
+        env = "ENGRAM_MAX_CONCURRENT_EXPORTS",
+        default_value_t = 2
+    )]
+    pub max_concurrent_exports: usize,
     /// Comma-separated origins allowed by CORS; empty (the default) sends no
     /// CORS headers.
     #[arg(
@@ -587,6 +635,14 @@ impl ServeArgs {
             search_max_terms: self.search_max_terms.max(1),
             header_timeout: std::time::Duration::from_secs(self.http_header_timeout_secs.max(1)),
             idle_timeout: std::time::Duration::from_secs(self.http_idle_timeout_secs.max(1)),
+            body_timeout: std::time::Duration::from_secs(self.http_body_timeout_secs.max(1)),
+            write_timeout: std::time::Duration::from_secs(self.http_write_timeout_secs.max(1)),
+            max_requests_per_key: self
+                .max_requests_per_key
+                .unwrap_or(self.max_concurrent_requests.max(2) / 2),
+            max_requests_per_peer: self.max_requests_per_peer,
+            auth_failures_per_second: self.auth_failures_per_second,
+            max_concurrent_exports: self.max_concurrent_exports.max(1),
             max_body_bytes: self.max_body_bytes,
             weights: engram_core::SearchWeights {
                 relevance: self.weight_relevance,

@@ -8,6 +8,13 @@
 //! - **Idle timeout**: a kept-alive connection with no request in progress
 //!   and no bytes moving is closed after it.
 //!
+//! - **Write timeout**: a response write the client does not take for this
+//!   long (it stopped reading, or reads a byte now and then) closes the
+//!   connection, whatever is in flight.
+//!
+//! Each request carries its peer's address (`ConnectInfo`), which the API's
+//! admission caps count by.
+//!
 //! hyper's own `header_read_timeout` starts counting when it begins waiting
 //! for a head, idle time included, so it cannot tell the two apart; these
 //! deadlines are kept per connection instead (Go's `ReadHeaderTimeout` and
@@ -35,6 +42,7 @@ use tower::ServiceExt as _;
 pub struct ConnectionLimits {
     pub header_timeout: Duration,
     pub idle_timeout: Duration,
+    pub write_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -44,6 +52,7 @@ impl Default for ConnectionLimits {
             // Longer than the 60 s a reverse proxy such as nginx keeps an
             // idle upstream connection, so the proxy closes first.
             idle_timeout: Duration::from_secs(75),
+            write_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -60,6 +69,8 @@ struct Activity {
     last_moved: Instant,
     /// No request has been served yet.
     fresh: bool,
+    /// Since when a write has been waiting for the client to take bytes.
+    write_blocked: Option<Instant>,
 }
 
 type Shared = Arc<Mutex<Activity>>;
@@ -72,8 +83,11 @@ fn lock(a: &Shared) -> std::sync::MutexGuard<'_, Activity> {
 impl Activity {
     /// When the connection must be closed, if nothing changes before.
     fn deadline(&self, limits: &ConnectionLimits) -> Option<Instant> {
+        let stalled = self
+            .write_blocked
+            .and_then(|t| t.checked_add(limits.write_timeout));
         if self.in_flight > 0 {
-            return None;
+            return stalled;
         }
         let (from, limit) = match self.head_started {
             Some(t) => (t, limits.header_timeout),
@@ -81,7 +95,11 @@ impl Activity {
             None => (self.last_moved, limits.idle_timeout),
         };
         // A timeout too large to add is no deadline at all.
-        from.checked_add(limit)
+        let idle = from.checked_add(limit);
+        match (idle, stalled) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -118,8 +136,17 @@ impl AsyncWrite for TrackedIo {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if matches!(poll, Poll::Ready(Ok(n)) if n > 0) {
-            lock(&self.activity).last_moved = Instant::now();
+        match &poll {
+            Poll::Ready(Ok(n)) if *n > 0 => {
+                let mut a = lock(&self.activity);
+                a.last_moved = Instant::now();
+                a.write_blocked = None;
+            }
+            Poll::Pending => {
+                let mut a = lock(&self.activity);
+                a.write_blocked.get_or_insert_with(Instant::now);
+            }
+            _ => {}
         }
         poll
     }
@@ -160,10 +187,14 @@ async fn watchdog(activity: Shared, limits: ConnectionLimits) {
         let deadline = lock(&activity).deadline(&limits);
         match deadline {
             Some(d) if Instant::now() >= d => return,
-            Some(d) => tokio::time::sleep_until(d.into()).await,
+            // Woken early to notice a write that blocks meanwhile.
+            Some(d) => {
+                let soon = Instant::now() + limits.write_timeout.min(Duration::from_secs(1));
+                tokio::time::sleep_until(d.min(soon).into()).await
+            }
             // A request is being handled (bounded by the request timeout):
-            // look again later.
-            None => tokio::time::sleep(limits.header_timeout.min(Duration::from_secs(60))).await,
+            // look again soon (a write may block meanwhile).
+            None => tokio::time::sleep(limits.write_timeout.min(Duration::from_secs(1))).await,
         }
     }
 }
@@ -183,7 +214,7 @@ pub async fn serve(
     let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(1);
     tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -198,6 +229,7 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(
             stream,
+            peer,
             app.clone(),
             limits,
             stop_rx.clone(),
@@ -215,6 +247,7 @@ pub async fn serve(
 
 async fn connection(
     stream: TcpStream,
+    peer: std::net::SocketAddr,
     app: Router,
     limits: ConnectionLimits,
     mut stop: watch::Receiver<bool>,
@@ -225,6 +258,7 @@ async fn connection(
         head_started: None,
         last_moved: Instant::now(),
         fresh: true,
+        write_blocked: None,
     }));
     let io = TokioIo::new(TrackedIo {
         inner: stream,
@@ -236,7 +270,10 @@ async fn connection(
             let guard = InFlight::begin(&activity);
             let app = app.clone();
             async move {
-                let response = app.oneshot(req.map(axum::body::Body::new)).await;
+                let mut req = req.map(axum::body::Body::new);
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                let response = app.oneshot(req).await;
                 drop(guard);
                 response
             }

@@ -105,7 +105,9 @@ pub async fn prepare(
             governor::Quota::per_second(r.per_second).allow_burst(r.burst),
         ))
     });
+    let admission = Arc::new(engram_api::Admission::new(&config));
     let state = AppState {
+        admission,
         store: store.with_statement_timeout(config.statement_timeout),
         embedder,
         config: Arc::new(config),
@@ -221,6 +223,7 @@ pub async fn serve(
     let limits = http::ConnectionLimits {
         header_timeout: state.config.header_timeout,
         idle_timeout: state.config.idle_timeout,
+        write_timeout: state.config.write_timeout,
     };
     let mcp = mcp::router(&state);
     http::serve(

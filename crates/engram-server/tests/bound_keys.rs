@@ -700,3 +700,190 @@ async fn bindings_are_checked_when_keys_are_made(pool: PgPool) {
     let listed = app.get("/v1/admin/keys").await;
     assert_eq!(listed.body["results"][0]["user_id"], "Zoë-🦊");
 }
+
+/// bob's turns as stored, oldest first.
+async fn bobs_turns(app: &TestApp) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT content FROM session_messages JOIN sessions USING (tenant_id, session_id)
+         WHERE sessions.user_id = 'bob' ORDER BY seq",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+/// A session belongs to one user: naming bob's session in an add (as its
+/// `session_id` or as a `session:` source) is "not found" to a key bound to
+/// ann and a conflict to an unbound key, whatever the path (verbatim,
+/// inferred, raw copies); and a delete of ann's memories never redacts bob's
+/// turns or summary, nor do its counts say whether a word is in them.
+#[sqlx::test(migrations = false)]
+async fn naming_another_users_session_is_refused_and_reaches_nothing(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let r = app
+        .post(
+            "/v1/sessions/bob-chat/messages",
+            json!({"user_id": "bob", "infer": false, "messages": [
+                {"role": "user", "content": "I live in Reykjavik."},
+                {"role": "assistant", "content": "Noted."}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let turns_before = bobs_turns(&app).await;
+    let ann = bound_key(&app, "tenant", "ann", None).await;
+
+    let adds = [
+        json!({"text": "I live in Reykjavik.", "infer": false, "session_id": "bob-chat"}),
+        json!({"text": "I live in Reykjavik.", "infer": false,
+               "source": {"type": "document", "ref": "session:bob-chat"}}),
+        json!({"messages": [{"role": "user", "content": "I live in Reykjavik."}],
+               "session_id": "bob-chat", "store_raw": true}),
+        json!({"messages": [{"role": "user", "content": "I live in Reykjavik."}],
+               "source": {"type": "user_stated", "ref": "session:bob-chat"}}),
+    ];
+    for body in &adds {
+        let r = expect(
+            &app,
+            &ann,
+            (Method::POST, "/v1/memories", Some(body.clone())),
+            StatusCode::NOT_FOUND,
+        )
+        .await;
+        r.assert_problem(404, None);
+        // The admin key, for ann: a conflict, not a write.
+        let mut as_admin = body.clone();
+        as_admin["user_id"] = "ann".into();
+        let r = app.post("/v1/memories", as_admin).await;
+        r.assert_problem(409, None);
+        assert_eq!(r.body["type"], "urn:engram:problem:session-owner");
+    }
+    // An agent-only memory may not name a user's session either.
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"agent_id": "helper", "text": "x", "infer": false, "session_id": "bob-chat"}),
+        )
+        .await;
+    r.assert_problem(409, None);
+    assert_eq!(app.count_rows("memories").await, 0, "nothing was written");
+    assert_eq!(app.count_rows("jobs").await, 0, "nothing was queued");
+
+    // Rows that name bob's session anyway (written before this check, or
+    // a session bob opened after ann's memory named it): deleting them
+    // reaches only ann's own sessions, and the counts say nothing of bob's.
+    for (agent, text) in [("a1", "I live in Reykjavik."), ("a2", "I live in Oslo.")] {
+        let r = app
+            .post(
+                "/v1/memories",
+                json!({"user_id": "ann", "agent_id": agent, "text": text, "infer": false}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    }
+    sqlx::query(
+        "UPDATE memories SET session_id = 'bob-chat', source_ref = 'session:bob-chat' WHERE user_id = 'ann'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let mut counts = Vec::new();
+    for agent in ["a1", "a2"] {
+        let r = expect(
+            &app,
+            &ann,
+            (
+                Method::DELETE,
+                &format!("/v1/memories?agent_id={agent}&session_id=bob-chat"),
+                None,
+            ),
+            StatusCode::OK,
+        )
+        .await;
+        counts.push(r.body["counts"].clone());
+    }
+    assert_eq!(
+        counts[0], counts[1],
+        "a word in bob's turns or not: the same counts"
+    );
+    assert_eq!(counts[0]["session_messages_redacted"], 0, "{}", counts[0]);
+    let id = app.add_text("ann", "I live in Reykjavik.").await;
+    sqlx::query("UPDATE memories SET session_id = 'bob-chat' WHERE id = $1::uuid")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    expect(
+        &app,
+        &ann,
+        (Method::DELETE, &format!("/v1/memories/{id}"), None),
+        StatusCode::NO_CONTENT,
+    )
+    .await;
+    assert_eq!(
+        bobs_turns(&app).await,
+        turns_before,
+        "bob's turns unchanged"
+    );
+}
+
+/// Undoing a SUPERSEDE retires the memory that replaced it; for a key bound
+/// to one agent that must be its agent's too (consolidation resolves a
+/// user's conflicts across agents).
+#[sqlx::test(migrations = false)]
+async fn a_revert_never_retires_another_agents_memory(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let add = |agent: &'static str, text: &'static str| {
+        let app = &app;
+        async move {
+            let r = app
+                .post(
+                    "/v1/memories",
+                    json!({"user_id": "ann", "agent_id": agent, "text": text, "infer": false}),
+                )
+                .await;
+            r.body["results"][0]["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let old = add("a1", "I live in Rome.").await;
+    let new = add("a2", "I live in Oslo.").await;
+    sqlx::query("UPDATE memories SET superseded_by = $2::uuid WHERE id = $1::uuid")
+        .bind(&old)
+        .bind(&new)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, actor, reason)
+         SELECT tenant_id, gen_random_uuid(), id, 'SUPERSEDE', content, 'I live in Oslo.', 'test', 'consolidation'
+         FROM memories WHERE id = $1::uuid",
+    )
+    .bind(&old)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let a1 = bound_key(&app, "tenant", "ann", Some("a1")).await;
+    let r = expect(
+        &app,
+        &a1,
+        (Method::POST, &format!("/v1/memories/{old}/revert"), None),
+        StatusCode::CONFLICT,
+    )
+    .await;
+    assert_eq!(r.body["type"], "urn:engram:problem:not-revertible");
+    let successor: Option<String> =
+        sqlx::query_scalar("SELECT superseded_by::text FROM memories WHERE id = $1::uuid")
+            .bind(&new)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(successor, None, "a2's memory is untouched");
+    // A key bound to the user (any agent) may.
+    let ann = bound_key(&app, "tenant", "ann", None).await;
+    expect(
+        &app,
+        &ann,
+        (Method::POST, &format!("/v1/memories/{old}/revert"), None),
+        StatusCode::OK,
+    )
+    .await;
+}

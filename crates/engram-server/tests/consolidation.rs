@@ -56,7 +56,9 @@ async fn consolidate(pool: &PgPool, user: &str, dry_run: bool) -> engram_store::
     let now = Utc::now();
     let params = ConsolidationParams::defaults(now);
     let (_, counts) = store
-        .consolidate_user(DEFAULT_TENANT, user, dry_run, now, |v| plan(v, &params))
+        .consolidate_user(DEFAULT_TENANT, user, dry_run, now, move |v| {
+            plan(v, &params)
+        })
         .await
         .unwrap();
     counts
@@ -474,7 +476,9 @@ async fn a_run_killed_midway_resumes_without_redoing_users(pool: PgPool) {
     let dead = store.start_run(None, false, "schedule").await.unwrap();
     let params = ConsolidationParams::defaults(Utc::now());
     let (_, counts) = store
-        .consolidate_user(DEFAULT_TENANT, "a", false, Utc::now(), |v| plan(v, &params))
+        .consolidate_user(DEFAULT_TENANT, "a", false, Utc::now(), move |v| {
+            plan(v, &params)
+        })
         .await
         .unwrap();
     store

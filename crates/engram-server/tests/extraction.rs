@@ -361,10 +361,18 @@ async fn a_job_whose_worker_died_completes_after_its_lease(pool: PgPool) {
     let job_id = r.body["job_id"].as_str().unwrap().to_owned();
     // A worker takes the job with a 1 s lease and dies.
     let store = Store::new(pool.clone());
-    let taken = store.claim_job("doomed", 1.0).await.unwrap().unwrap();
+    let taken = store
+        .claim_job("doomed", 1.0, &engram_store::JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(taken.id.to_string(), job_id);
     assert!(
-        store.claim_job("other", 1.0).await.unwrap().is_none(),
+        store
+            .claim_job("other", 1.0, &engram_store::JobKind::ALL)
+            .await
+            .unwrap()
+            .is_none(),
         "leased jobs are not taken twice"
     );
     // A healthy worker starts; after the lease, it finishes the job.
@@ -433,7 +441,7 @@ async fn a_job_that_keeps_failing_ends_failed_with_its_error(pool: PgPool) {
     let config = fast_workers(1);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        engram_worker::run_one(&pipeline, &config, "w")
+        engram_worker::run_one(&pipeline, &config, "w", &engram_store::JobKind::ALL)
             .await
             .unwrap();
         let job = app.get(&format!("/v1/jobs/{job_id}")).await.body;

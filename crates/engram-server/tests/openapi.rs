@@ -950,6 +950,15 @@ fn every_operation_documents_its_auth_answers() {
                 "{method} {path} lacks {status}"
             );
         }
+        // A body that does not arrive in time is a 408.
+        let has_body = spec["paths"][path][method.as_str().to_lowercase()]
+            .get("requestBody")
+            .is_some();
+        assert_eq!(
+            responses.get("408").is_some(),
+            has_body,
+            "{method} {path}: 408 documented iff it takes a body"
+        );
         // Reads that name a user answer 403 to a key bound to another.
         let names_user = [
             "/v1/memories",

@@ -478,6 +478,18 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
     )
     .await
     .unwrap();
+    // One 683-character Chinese "word" (more than 2,047 bytes, the longest
+    // lexeme Postgres holds) was a 500 whose log line quoted the query.
+    let long_word = "鸭嘴兽星云".repeat(137);
+    for mode in ["hybrid", "lexical"] {
+        let r = post(
+            "/v1/memories/search",
+            json!({"user_id": user, "query": long_word.clone(), "mode": mode}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.status(), 200, "{mode}: {}", r.text().await.unwrap());
+    }
     // Keys and the GDPR endpoints log neither keys nor whose data they touch.
     let created: Value = post(
         "/v1/admin/keys",
@@ -544,6 +556,7 @@ async fn logs_hold_no_content_or_keys(pool: PgPool) {
         "wrong-Kv8-key",
         "user-Gx7-private",
         "source-Pw3",
+        "鸭嘴兽",
         &tenant_key[40..],
     ] {
         assert!(!out.contains(secret), "the logs contain {secret}");

@@ -119,7 +119,7 @@ impl Store {
         user_id: &str,
         dry_run: bool,
         now: DateTime<Utc>,
-        planner: impl FnOnce(&[MemoryView]) -> Vec<Operation>,
+        planner: impl FnOnce(&[MemoryView]) -> Vec<Operation> + Send + 'static,
     ) -> Result<(Vec<Operation>, Counts), StoreError> {
         let subject = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
@@ -136,7 +136,11 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         let view: Vec<MemoryView> = rows.into_iter().map(MemoryView::from).collect();
-        let ops = planner(&view);
+        // Planning is CPU work (seconds for tens of thousands of memories):
+        // on the blocking pool, so it holds up no other task.
+        let ops = tokio::task::spawn_blocking(move || planner(&view))
+            .await
+            .map_err(|e| StoreError::Internal(format!("planning failed: {e}")))?;
         let mut counts = Counts::new();
         for op in &ops {
             *counts.entry(op.kind().into()).or_default() += 1;

@@ -16,6 +16,7 @@ use crate::StoreError;
 /// A deleted fact and where it came from.
 #[derive(sqlx::FromRow)]
 struct Provenance {
+    user_id: Option<String>,
     content: String,
     value: Option<String>,
     sessions: Vec<String>,
@@ -41,7 +42,7 @@ pub(crate) async fn redact_derived(
     // Each fact with the sessions and jobs it came from: its own session,
     // a `session:` source, the jobs that added, updated or repeated it.
     let rows: Vec<Provenance> = sqlx::query_as(
-        "SELECT m.content, m.value,
+        "SELECT m.user_id, m.content, m.value,
                 array_remove(array_agg(DISTINCT s.session_id), NULL) AS sessions,
                 array_remove(array_agg(DISTINCT j.job_id), NULL) AS jobs
          FROM memories m
@@ -57,16 +58,36 @@ pub(crate) async fn redact_derived(
              UNION SELECT jb.session_id FROM jobs jb WHERE jb.tenant_id = $1 AND jb.id = j.job_id
          ) s ON true
          WHERE m.tenant_id = $1 AND m.id = ANY($2)
-         GROUP BY m.id, m.content, m.value",
+         GROUP BY m.id, m.user_id, m.content, m.value",
     )
     .bind(tenant)
     .bind(ids)
     .bind(also_job)
     .fetch_all(&mut *conn)
     .await?;
+    // Only a session of the fact's own user: a row naming another user's
+    // session (written before such rows were refused, or naming a session
+    // opened later by someone else) is no handle on it.
+    let mut named: Vec<String> = rows.iter().flat_map(|r| r.sessions.clone()).collect();
+    named.sort_unstable();
+    named.dedup();
+    let owners: BTreeMap<String, String> = if named.is_empty() {
+        BTreeMap::new()
+    } else {
+        sqlx::query_as::<_, (String, String)>(
+            "SELECT session_id, user_id FROM sessions WHERE tenant_id = $1 AND session_id = ANY($2)",
+        )
+        .bind(tenant)
+        .bind(&named)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect()
+    };
     let mut by_session: BTreeMap<String, Vec<FactTrace>> = BTreeMap::new();
     let mut by_job: BTreeMap<Uuid, Vec<FactTrace>> = BTreeMap::new();
     for Provenance {
+        user_id,
         content,
         value,
         sessions,
@@ -75,7 +96,9 @@ pub(crate) async fn redact_derived(
     {
         let trace = FactTrace::new(&content, value.as_deref());
         for s in sessions {
-            by_session.entry(s).or_default().push(trace.clone());
+            if user_id.is_some() && owners.get(&s) == user_id.as_ref() {
+                by_session.entry(s).or_default().push(trace.clone());
+            }
         }
         for j in jobs {
             by_job.entry(j).or_default().push(trace.clone());

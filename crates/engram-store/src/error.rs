@@ -47,12 +47,14 @@ pub enum StoreError {
     NotMigrated,
     #[error("{0}")]
     EmbedderMismatch(String),
-    #[error("database unavailable: {0}")]
+    #[error("database unavailable: {}", sanitized(.0))]
     Unavailable(#[source] sqlx::Error),
     /// A statement ran past the store's statement timeout and was cancelled.
     #[error("a database statement took longer than the statement timeout")]
     StatementTimeout,
-    #[error("database error: {0}")]
+    /// Shown without what the database quoted (`sanitized`): its messages
+    /// can hold the values of the statement, user text among them.
+    #[error("database error: {}", sanitized(.0))]
     Database(#[source] sqlx::Error),
     /// A bug: something the store's callers guarantee did not hold.
     #[error("{0}")]
@@ -88,5 +90,33 @@ impl From<sqlx::Error> for StoreError {
             ),
             _ => Self::Database(e),
         }
+    }
+}
+
+/// A database error as it may be logged: its SQLSTATE, constraint and table,
+/// and its message with every quoted part elided (Postgres quotes values:
+/// `syntax error in tsquery: "…"`, `invalid input syntax for type uuid: "…"`).
+/// Details (`Failing row contains (…)`) are never included.
+pub fn sanitized(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(db) => {
+            let mut out = engram_core::text::without_quoted(db.message());
+            if let Some(code) = db.code() {
+                out.push_str(&format!(" (SQLSTATE {code})"));
+            }
+            if let Some(c) = db.constraint() {
+                out.push_str(&format!(" constraint {c}"));
+            }
+            if let Some(t) = db.table() {
+                out.push_str(&format!(" table {t}"));
+            }
+            out
+        }
+        // Decoding errors can quote the value that did not decode.
+        sqlx::Error::ColumnDecode { index, .. } => {
+            format!("a value of column {index} could not be decoded")
+        }
+        sqlx::Error::Decode(_) => "a value could not be decoded".into(),
+        other => engram_core::text::without_quoted(&other.to_string()),
     }
 }

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use crate::admin::{commit_with_receipt, Counts};
 use crate::audit::{AuditEntry, AuditRecord};
+use crate::sessions::refuse_foreign_sessions;
 use crate::tenant::enter_tenant;
 use crate::{ConflictKind, Store, StoreError};
 
@@ -147,6 +148,26 @@ pub struct ExportedJob {
     pub finished_at: Option<DateTime<Utc>>,
 }
 
+impl ExportedMemory {
+    fn scope(&self) -> engram_core::Scope {
+        engram_core::Scope {
+            user_id: self.user_id.clone(),
+            agent_id: self.agent_id.clone(),
+            session_id: self.session_id.clone(),
+        }
+    }
+}
+
+impl ExportedJob {
+    fn scope(&self) -> engram_core::Scope {
+        engram_core::Scope {
+            user_id: self.user_id.clone(),
+            agent_id: self.agent_id.clone(),
+            session_id: self.session_id.clone(),
+        }
+    }
+}
+
 /// One piece of a streamed export, in document order.
 #[derive(Debug)]
 pub enum ExportChunk {
@@ -167,7 +188,9 @@ enum Stage {
 }
 
 /// A user's data read page by page inside one REPEATABLE READ transaction, so
-/// the whole export is one consistent snapshot however long the stream takes.
+/// the whole export is one consistent snapshot. The API reads it whole into
+/// a spool before sending it, so the transaction lasts as long as the
+/// database takes, not as long as the client.
 pub struct UserExport {
     tx: Transaction<'static, Postgres>,
     tenant: Uuid,
@@ -258,6 +281,24 @@ impl Store {
         }
         let subject_hash = self.subject_hash(tenant, &doc.header.user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
+        // What the document's memories and jobs name must be its user's.
+        let scopes: Vec<(engram_core::Scope, Option<&str>)> = doc
+            .memories
+            .iter()
+            .map(|m| (m.scope(), m.source_ref.as_deref()))
+            .chain(
+                doc.jobs
+                    .iter()
+                    .map(|j| (j.scope(), j.source_ref.as_deref())),
+            )
+            .collect();
+        let named: Vec<(Option<&str>, &str)> = scopes
+            .iter()
+            .flat_map(|(scope, source)| {
+                engram_core::named_sessions(scope, *source).map(|s| (scope.user_id.as_deref(), s))
+            })
+            .collect();
+        refuse_foreign_sessions(&mut tx, tenant, &named).await?;
         let mut counts = Counts::new();
         // Bind parameters are capped at 65535 per statement: 27 per memory row.
         for (chunk, vectors) in doc.memories.chunks(1000).zip(embeddings.chunks(1000)) {
@@ -484,6 +525,12 @@ fn already_there(e: sqlx::Error) -> StoreError {
 }
 
 impl UserExport {
+    /// Ends the snapshot (its connection goes back to the pool).
+    pub async fn finish(self) -> Result<(), StoreError> {
+        self.tx.commit().await?;
+        Ok(())
+    }
+
     /// The next piece of the document, or `None` when everything was read.
     pub async fn next_chunk(&mut self) -> Result<Option<ExportChunk>, StoreError> {
         loop {

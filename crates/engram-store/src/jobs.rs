@@ -13,6 +13,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::memories::{insert_memories_in, InsertOutcome};
+use crate::sessions::refuse_foreign_sessions;
 use crate::{Store, StoreError};
 
 /// Jobs a claim reads at once: enough that workers racing for the oldest
@@ -109,6 +110,9 @@ pub enum JobKind {
 
 impl JobKind {
     pub const ALL: [JobKind; 3] = [JobKind::Extract, JobKind::Summarize, JobKind::Consolidate];
+    /// What the ordinary workers run: the work behind requests, which must
+    /// not wait behind a consolidation run (that has a worker of its own).
+    pub const REQUEST_WORK: [JobKind; 2] = [JobKind::Extract, JobKind::Summarize];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -222,6 +226,11 @@ impl Store {
         actor: &str,
     ) -> Result<Enqueued, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
+        let named: Vec<(Option<&str>, &str)> =
+            engram_core::named_sessions(&job.scope, job.source_ref.as_deref())
+                .map(|s| (job.scope.user_id.as_deref(), s))
+                .collect();
+        refuse_foreign_sessions(&mut tx, tenant, &named).await?;
         let id = insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?;
         let Some(job_id) = id else {
             let (existing, fingerprint): (Uuid, Option<String>) = sqlx::query_as(
@@ -334,8 +343,8 @@ impl Store {
         .await?)
     }
 
-    /// Takes the next runnable job (queued and due, or running with an
-    /// expired lease) for `lease_secs`, counting an attempt. A job whose
+    /// Takes the next runnable job of one of `kinds` (queued and due, or
+    /// running with an expired lease) for `lease_secs`, counting an attempt. A job whose
     /// lease ran out on its last attempt (its worker died or hung on it,
     /// perhaps because of the job itself) is failed first and never handed
     /// out again.
@@ -343,7 +352,9 @@ impl Store {
         &self,
         worker: &str,
         lease_secs: f64,
+        kinds: &[JobKind],
     ) -> Result<Option<JobRow>, StoreError> {
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let spent = sqlx::query(
             "UPDATE jobs SET status = 'failed', payload = NULL, finished_at = now(), updated_at = now(),
                     locked_by = NULL, locked_until = NULL,
@@ -368,11 +379,12 @@ impl Store {
             "SELECT tenant_id, id FROM jobs
              WHERE ((status = 'queued' AND run_at <= now())
                     OR (status = 'running' AND locked_until < now()))
-               AND attempts < max_attempts
+               AND attempts < max_attempts AND kind = ANY($2)
              ORDER BY run_at
              LIMIT $1",
         )
         .bind(CLAIM_CANDIDATES)
+        .bind(&kinds)
         .fetch_all(&self.pool)
         .await?;
         for (tenant, id) in candidates {

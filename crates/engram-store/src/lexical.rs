@@ -31,6 +31,9 @@ use engram_core::MemoryFilter;
 /// maximum length can hold, with room to spare.
 const MAX_QUERY_TERMS: i64 = 256;
 
+/// The longest lexeme Postgres stores is 2,047 bytes (its MAXSTRLEN).
+const MAX_LEXEME_BYTES: usize = 2047;
+
 /// Up to this many terms a query is scored term by term; measured to be
 /// the faster shape up to about 16 terms, the lexeme lookup beyond.
 const FEW_TERMS: usize = 16;
@@ -82,6 +85,13 @@ impl Store {
         limit: usize,
         max_terms: usize,
     ) -> Result<Vec<(Uuid, f32)>, StoreError> {
+        // A word Postgres cannot hold as one lexeme (2,047 bytes and more: a
+        // long run of CJK text is one word to its parser) matches nothing
+        // stored, and as a tsquery it is an error that quotes it: dropped.
+        let exact: Vec<&String> = exact
+            .iter()
+            .filter(|t| t.len() < MAX_LEXEME_BYTES)
+            .collect();
         let mut tx = self.tenant_tx(tenant).await?;
         let found: Vec<(bool, String)> = sqlx::query_as(
             "SELECT false, lexeme FROM unnest(to_tsvector('english', $1))
@@ -92,7 +102,7 @@ impl Store {
              ORDER BY 1 DESC, 2 LIMIT $3",
         )
         .bind(text)
-        .bind(exact)
+        .bind(&exact)
         .bind(MAX_QUERY_TERMS)
         .fetch_all(&mut *tx)
         .await?;

@@ -28,7 +28,7 @@ mod tenant;
 pub use admin::{Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
-pub use error::{ConflictKind, StoreError};
+pub use error::{sanitized, ConflictKind, StoreError};
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,
     ExportedMemory, ExportedSession, UserExport, EXPORT_FORMAT, EXPORT_VERSION,

@@ -15,6 +15,7 @@ use crate::admin::{commit_with_receipt, delete_memories, delete_user_sessions, C
 use crate::audit::AuditEntry;
 use crate::derived::redact_derived;
 use crate::rows::{CandidateRow, HistoryRow, MemoryRow, MEMORY_COLUMNS};
+use crate::sessions::refuse_foreign_sessions;
 use crate::tenant::end_read;
 use crate::{Store, StoreError};
 
@@ -468,6 +469,14 @@ pub(crate) async fn insert_memories_in(
     items: &[(NewMemory, Vec<f32>)],
     actor: &str,
 ) -> Result<Vec<InsertOutcome>, StoreError> {
+    let named: Vec<(Option<&str>, &str)> = items
+        .iter()
+        .flat_map(|(m, _)| {
+            engram_core::named_sessions(&m.scope, m.source.source_ref.as_deref())
+                .map(|s| (m.scope.user_id.as_deref(), s))
+        })
+        .collect();
+    refuse_foreign_sessions(conn, tenant, &named).await?;
     // Within one request, the same text in the same scope is one memory.
     let mut first_by_key: HashMap<(Scope, String), usize> = HashMap::new();
     let mut unique = Vec::new();

@@ -15,6 +15,8 @@ pub struct LatestChange {
     pub event: HistoryEvent,
     pub old_content: Option<String>,
     pub old_metadata: Option<Value>,
+    /// The memory that replaced this one, which undoing a SUPERSEDE retires.
+    pub successor: Option<Uuid>,
 }
 
 impl LatestChange {
@@ -25,12 +27,15 @@ impl LatestChange {
     }
 }
 
+/// (history id, event, old content, old metadata, the memory's successor).
+type ChangeRow = (Uuid, String, Option<String>, Option<Value>, Option<Uuid>);
+
 impl Store {
     /// The latest change to a memory that can be undone (reinforcements are skipped).
     pub async fn latest_change(&self, tenant: Uuid, id: Uuid) -> Result<LatestChange, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let row: Option<(Uuid, String, Option<String>, Option<Value>)> = sqlx::query_as(
-            "SELECT h.id, h.event, h.old_content, h.old_metadata
+        let row: Option<ChangeRow> = sqlx::query_as(
+            "SELECT h.id, h.event, h.old_content, h.old_metadata, m.superseded_by
              FROM memories m JOIN memory_history h ON h.tenant_id = m.tenant_id AND h.memory_id = m.id
              WHERE m.tenant_id = $1 AND m.id = $2 AND h.event <> 'NOOP'
              ORDER BY h.created_at DESC, h.id DESC LIMIT 1",
@@ -40,7 +45,8 @@ impl Store {
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
-        let (history_id, event, old_content, old_metadata) = row.ok_or(StoreError::NotFound)?;
+        let (history_id, event, old_content, old_metadata, successor) =
+            row.ok_or(StoreError::NotFound)?;
         let event = HistoryEvent::parse(&event).unwrap_or(HistoryEvent::Add);
         if matches!(event, HistoryEvent::Add | HistoryEvent::Revert) {
             return Err(StoreError::Conflict(
@@ -56,6 +62,7 @@ impl Store {
             event,
             old_content,
             old_metadata,
+            successor: successor.filter(|_| event == HistoryEvent::Supersede),
         })
     }
 

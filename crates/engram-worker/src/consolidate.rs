@@ -55,7 +55,7 @@ impl ConsolidationSettings {
             expired_grace: time::days(self.expired_grace_days),
             deleted_retention: time::days(self.deleted_retention_days),
             episodic_window: time::hours_f64(self.episodic_window_hours),
-            now,
+            ..ConsolidationParams::defaults(now)
         }
     }
 }
@@ -237,7 +237,7 @@ impl Consolidator {
         let reviews = reviews?;
         let (ops, mut counts) = self
             .store
-            .consolidate_user(tenant, user_id, dry_run, now, |v| {
+            .consolidate_user(tenant, user_id, dry_run, now, move |v| {
                 plan_reviewed(v, &params, &reviews)
             })
             .await?;

@@ -42,9 +42,11 @@ fn backoff(config: &WorkerConfig, attempts: i32) -> Duration {
         .min(config.max_backoff)
 }
 
-/// Starts `config.workers` loops (and a NOTIFY listener) until `stop` turns true.
-/// Each loop is supervised: should it ever panic it is started again, so no
-/// input can leave a process without workers.
+/// Starts `config.workers` loops for the work behind requests (extraction,
+/// summaries), one more for consolidation runs (so a long run never holds up
+/// extraction), and a NOTIFY listener, until `stop` turns true. Each loop is
+/// supervised: should it ever panic it is started again, so no input can
+/// leave a process without workers.
 pub fn spawn_workers(
     pipeline: Arc<JobHandlers>,
     config: WorkerConfig,
@@ -59,8 +61,18 @@ pub fn spawn_workers(
         wake.clone(),
         stop.clone(),
     ))];
-    for n in 0..config.workers {
-        let name = format!("{}-{n}", std::process::id());
+    let lanes = (0..config.workers)
+        .map(|n| {
+            (
+                format!("{}-{n}", std::process::id()),
+                &JobKind::REQUEST_WORK[..],
+            )
+        })
+        .chain(std::iter::once((
+            format!("{}-consolidation", std::process::id()),
+            &[JobKind::Consolidate][..],
+        )));
+    for (name, kinds) in lanes {
         let (pipeline, config, wake, stop) =
             (pipeline.clone(), config.clone(), wake.clone(), stop.clone());
         handles.push(tokio::spawn(async move {
@@ -69,6 +81,7 @@ pub fn spawn_workers(
                     pipeline.clone(),
                     config.clone(),
                     name.clone(),
+                    kinds,
                     wake.clone(),
                     stop.clone(),
                 ));
@@ -113,11 +126,12 @@ async fn work(
     pipeline: Arc<JobHandlers>,
     config: WorkerConfig,
     name: String,
+    kinds: &'static [JobKind],
     wake: Arc<Notify>,
     mut stop: watch::Receiver<bool>,
 ) {
     while !*stop.borrow() {
-        match run_one(&pipeline, &config, &name).await {
+        match run_one(&pipeline, &config, &name, kinds).await {
             Ok(true) => continue,
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "could not claim a job"),
@@ -139,7 +153,7 @@ const CONSOLIDATION_LEASE: Duration = Duration::from_secs(6 * 3600);
 const PANICKED: &str =
     "the job panicked (a bug in Engram; the server log says where); it is retried, then failed";
 
-/// Claims and runs one job; false when none was due.
+/// Claims and runs one job of `kinds`; false when none was due.
 ///
 /// The job runs in a task of its own, so a panic is that job's failure (its
 /// attempt counts, it is retried with backoff and fails for good at its
@@ -149,10 +163,11 @@ pub async fn run_one(
     pipeline: &Arc<JobHandlers>,
     config: &WorkerConfig,
     name: &str,
+    kinds: &[JobKind],
 ) -> Result<bool, engram_store::StoreError> {
     let Some(job) = pipeline
         .store
-        .claim_job(name, config.lease.as_secs_f64())
+        .claim_job(name, config.lease.as_secs_f64(), kinds)
         .await?
     else {
         return Ok(false);
@@ -207,6 +222,9 @@ pub async fn run_one(
                 .await?
             {
                 Some(status) => {
+                    // Without what the error quotes (a model's answer,
+                    // a value): logs never carry memory text.
+                    let error = engram_core::text::without_quoted(&error);
                     tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %error, "job attempt failed");
                     if status.as_str() == "failed" {
                         "failed"

@@ -30,7 +30,7 @@ pub fn scope(
 ) -> Result<Scope, FieldError> {
     let check = |field: &str, v: &Option<String>| {
         v.as_deref()
-            .map(|v| validate::identifier(field, v, limits))
+            .map(|v| validate::reference(field, v, limits))
             .transpose()
     };
     let scope = Scope {
@@ -51,6 +51,20 @@ pub fn scope(
         ));
     }
     Ok(scope)
+}
+
+/// A scope about to be stored with a write: its identifiers hold no secret.
+pub fn stored_scope(scope: &Scope, limits: &Limits) -> Result<(), FieldError> {
+    for (field, v) in [
+        ("user_id", &scope.user_id),
+        ("agent_id", &scope.agent_id),
+        ("session_id", &scope.session_id),
+    ] {
+        if let Some(v) = v {
+            validate::identifier(field, v, limits)?;
+        }
+    }
+    Ok(())
 }
 
 /// A message of an add or a session append, validated, secrets redacted.

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::Role;
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MessageIn {
     pub role: Role,
@@ -19,7 +19,7 @@ pub struct MessageIn {
     pub name: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceIn {
     #[serde(rename = "type")]
@@ -28,7 +28,7 @@ pub struct SourceIn {
     pub source_ref: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AddMemoriesRequest {
     pub messages: Option<Vec<MessageIn>>,

@@ -51,7 +51,7 @@ pub use context::{
 pub use input::{cursor, importance, messages, metadata, page_limit, stored_text, ValidMessage};
 // Handlers take a scope from `Caller::scope` (binding.rs), which narrows it
 // to a bound key's user first; only that goes to this directly.
-pub(crate) use input::scope;
+pub(crate) use input::{scope, stored_scope};
 pub use jobs::JobOut;
 pub use memories::{
     AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, DeleteScopeResponse,

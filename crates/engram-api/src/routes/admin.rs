@@ -108,7 +108,7 @@ pub async fn list_audit(
     let limit = dto::page_limit(q.limit, 100)?;
     let subject_hash = match q.user_id.as_deref() {
         Some(u) => {
-            let u = validate::identifier("user_id", u, limits)?;
+            let u = validate::reference("user_id", u, limits)?;
             Some(state.store.subject_hash(caller.tenant_id, &u).await?)
         }
         None => None,
@@ -144,7 +144,7 @@ pub async fn consolidate(
     let user_id = req
         .user_id
         .as_deref()
-        .map(|u| validate::identifier("user_id", u, &state.config.limits))
+        .map(|u| validate::reference("user_id", u, &state.config.limits))
         .transpose()?;
     let payload = engram_store::ConsolidatePayload {
         user_id,

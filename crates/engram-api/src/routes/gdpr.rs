@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -19,6 +19,7 @@ use crate::dto::{
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery};
 use crate::search::embed_all;
+use crate::spool::Spool;
 use crate::state::{AppState, Caller};
 
 // ---- one user's data -----------------------------------------------------------
@@ -160,16 +161,20 @@ pub(crate) async fn run_source_purge(
     Ok(receipt(caller, counts))
 }
 
-/// Streams the user's export document (format `engram.user-export` v1, see
-/// docs/GDPR.md) page by page from one database snapshot. An error after the
-/// first byte can only cut the stream short, which the client sees as
-/// truncated JSON; it is logged.
+/// The user's export document (format `engram.user-export` v1, see
+/// docs/GDPR.md), read from one database snapshot into a spool at database
+/// speed, then sent: a client that reads slowly holds no database
+/// connection, only its own place in the admission caps. At most
+/// `max_concurrent_exports` are read at once (503 beyond that).
 pub async fn export_user(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(user_id): Path<String>,
 ) -> Result<Response, ApiError> {
     let user_id = user_path(&state, &user_id)?;
+    let Ok(permit) = state.admission.exports.clone().try_acquire_owned() else {
+        return Err(ApiError::Overloaded);
+    };
     let (header, export) = state
         .store
         .unbounded()
@@ -179,37 +184,33 @@ pub async fn export_user(
         serde_json::to_string(&header).map_err(|e| ApiError::Internal(e.to_string()))?;
     opening.pop(); // the closing brace: the sections follow
     opening.push_str(",\"memories\":[");
-    let writer = ExportWriter {
+    let mut spool = Spool::new();
+    let spooled = |e: std::io::Error| ApiError::Internal(format!("spooling the export: {e}"));
+    spool.write(opening.as_bytes()).await.map_err(spooled)?;
+    let mut writer = ExportWriter {
         export,
         section: 0,
         first_in_section: true,
     };
-    let body = futures::stream::once(async move { Ok(Bytes::from(opening)) }).chain(
-        futures::stream::try_unfold(writer, |mut w| async move {
-            match w.next_bytes().await {
-                Ok(Some(bytes)) => Ok(Some((bytes, w))),
-                Ok(None) => Ok(None),
-                Err(e) => {
-                    tracing::error!(error = %e, "export stream failed");
-                    Err(std::io::Error::other("export failed"))
-                }
-            }
-        }),
-    );
+    while let Some(bytes) = writer.next_bytes().await? {
+        spool.write(&bytes).await.map_err(spooled)?;
+    }
+    writer.export.finish().await?;
+    drop(permit);
+    let (body, len) = spool.into_body().await.map_err(spooled)?;
     Ok((
         [
-            (header::CONTENT_TYPE, "application/json"),
+            (header::CONTENT_TYPE, "application/json".to_owned()),
             (
                 header::CONTENT_DISPOSITION,
-                "attachment; filename=\"engram-export.json\"",
+                "attachment; filename=\"engram-export.json\"".to_owned(),
             ),
+            (header::CONTENT_LENGTH, len.to_string()),
         ],
-        Body::from_stream(body),
+        body,
     )
         .into_response())
 }
-
-use futures::StreamExt;
 
 /// Turns export chunks into the document's bytes: memories, jobs, sessions, audit.
 struct ExportWriter {
@@ -271,7 +272,7 @@ pub(crate) fn path_identifier(
     field: &str,
     raw: &str,
 ) -> Result<String, ApiError> {
-    validate::identifier(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
+    validate::reference(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
         field: field.into(),
         message: e.message,
     })

@@ -172,6 +172,17 @@ pub async fn revert_memory(
 ) -> Result<Json<MemoryOut>, ApiError> {
     caller.check_memory(&state, id).await?;
     let change = state.store.latest_change(caller.tenant_id, id).await?;
+    // Undoing a SUPERSEDE retires the memory that replaced it: a key bound
+    // to one agent may do that only to its own agent's (consolidation
+    // resolves conflicts across a user's agents).
+    if let Some(next) = change.successor {
+        if caller.check_memory(&state, next).await.is_err() {
+            return Err(ApiError::Conflict(
+                engram_store::ConflictKind::NotRevertible,
+                "the memory that replaced this one is not this key's to retire".into(),
+            ));
+        }
+    }
     let embedding = match (&change.old_content, change.restores_content()) {
         (Some(old), true) => Some(embed_one(&state, old).await?),
         _ => None,

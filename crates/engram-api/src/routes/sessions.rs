@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::validate;
-use engram_store::{Append, ConflictKind, StoreError};
+use engram_store::Append;
 
 use crate::dto::{
     self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
@@ -30,6 +30,8 @@ pub async fn append_messages(
 ) -> Result<(StatusCode, Json<AppendMessagesResponse>), ApiError> {
     let session_id = session_path(&state, &session_id)?;
     let limits = &state.config.limits;
+    // Stored with every turn: no secret in either.
+    validate::identifier("session_id", &session_id, limits)?;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
     caller.check_user(&user_id)?;
     let messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
@@ -58,14 +60,11 @@ pub async fn append_messages(
         extract: extract.as_ref(),
         max_attempts: state.config.job_max_attempts,
     };
-    let appended = match state.store.append_turns(caller.tenant_id, &append).await {
-        // To a bound key another user's session is as unknown as one in
-        // another tenant.
-        Err(StoreError::Conflict(ConflictKind::SessionOwner, _)) if caller.binding.is_some() => {
-            return Err(ApiError::NotFound)
-        }
-        other => other?,
-    };
+    let appended = state
+        .store
+        .append_turns(caller.tenant_id, &append)
+        .await
+        .map_err(|e| caller.refusal(e))?;
     Ok((
         StatusCode::CREATED,
         Json(AppendMessagesResponse {

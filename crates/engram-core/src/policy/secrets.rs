@@ -689,8 +689,10 @@ pub fn redact_secrets(text: &str) -> String {
     redact(text).0
 }
 
-/// A JSON value with every string in it redacted (metadata), and the kinds
-/// replaced. Keys are kept: they name fields, not values.
+/// A JSON value with every string in it redacted (metadata), keys included
+/// (a key is text a client chose, and `{"password=hunter2": 1}` would keep
+/// the secret), and the kinds replaced. Two keys that redact alike are one
+/// key: the later value wins, as in any JSON object.
 pub fn redact_json(value: &serde_json::Value) -> (serde_json::Value, Vec<&'static str>) {
     use serde_json::Value;
     let mut kinds = Vec::new();
@@ -706,9 +708,19 @@ pub fn redact_json(value: &serde_json::Value) -> (serde_json::Value, Vec<&'stati
                 Value::String(text)
             }
             Value::Array(a) => Value::Array(a.iter().map(|x| walk(x, kinds)).collect()),
-            Value::Object(o) => {
-                Value::Object(o.iter().map(|(k, x)| (k.clone(), walk(x, kinds))).collect())
-            }
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| {
+                        let (key, found) = redact(k);
+                        for f in found {
+                            if !kinds.contains(&f) {
+                                kinds.push(f);
+                            }
+                        }
+                        (key, walk(x, kinds))
+                    })
+                    .collect(),
+            ),
             other => other.clone(),
         }
     }
