@@ -112,10 +112,21 @@ def test_per_user_statements_run_on_one_shard(admin, live):
 def test_migrations_after_distribution_reached_every_shard(live):
     # Migration 15 distributes; 16 (two statements, an index and its
     # comment) is applied after it, one statement at a time.
-    assert psql("SELECT max(version) FROM _sqlx_migrations WHERE success").strip() == "20261201000016"
+    assert psql("SELECT max(version) FROM _sqlx_migrations WHERE success").strip() >= "20261202000017"
     per_worker = psql(
         "SELECT result FROM run_command_on_workers("
         "$$SELECT count(*) FROM pg_indexes WHERE indexname ~ '^memory_history_job_idx_[0-9]+$'$$)"
     ).split()
     shards = int(psql("SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'memory_history'::regclass"))
     assert sum(int(n) for n in per_worker) == shards and shards > 0, (per_worker, shards)
+    # 17 (clamps out-of-range times, then CHECKs every timestamp column)
+    # reaches every shard too, and the shards refuse an out-of-range time.
+    per_worker = psql(
+        "SELECT result FROM run_command_on_workers("
+        "$$SELECT count(*) FROM pg_constraint WHERE conname ~ '^memories_times_in_range_[0-9]+$'$$)"
+    ).split()
+    shards = int(psql("SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'memories'::regclass"))
+    assert sum(int(n) for n in per_worker) == shards and shards > 0, (per_worker, shards)
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        psql("UPDATE memories SET created_at = 'infinity'")
+    assert "memories_times_in_range" in refused.value.stderr, refused.value.stderr
