@@ -130,6 +130,16 @@ impl Caller {
         }
     }
 
+    /// Profile entries the caller may see, without any that directs the
+    /// assistant: a pinned verbatim or agent-written memory reaches the
+    /// profile only if it passes the instruction screen (docs/EXTRACTION.md).
+    pub(crate) fn profile(&self, rows: Vec<engram_core::Memory>) -> Vec<engram_core::Memory> {
+        self.visible(rows)
+            .into_iter()
+            .filter(|m| engram_core::policy::instruction_reason(&m.content).is_none())
+            .collect()
+    }
+
     /// The memories of `rows` the caller may see (all, for an unbound key).
     pub(crate) fn visible(&self, rows: Vec<engram_core::Memory>) -> Vec<engram_core::Memory> {
         rows.into_iter()

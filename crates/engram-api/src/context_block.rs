@@ -108,7 +108,7 @@ pub(crate) async fn build(
                 .store
                 .profile(tenant, &user_id, now, PROFILE_LIMIT)
                 .await?;
-            Ok(caller.visible(entries))
+            Ok(caller.profile(entries))
         } else {
             Ok(Vec::new())
         }
@@ -154,7 +154,12 @@ pub(crate) async fn build(
     let (summary, recent) = match session {
         Some(s) => (
             s.summary
-                .map(|m| m.content.lines().map(str::to_owned).collect())
+                .map(|m| {
+                    engram_core::policy::without_instructions(&m.content)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect()
+                })
                 .unwrap_or_default(),
             s.window
                 .iter()

@@ -375,6 +375,51 @@ fn raw_copies(request: &ExtractionRequest, common: &AddCommon) -> Vec<NewMemory>
         .collect()
 }
 
+/// Turns the user sent last in a session, read with the user turns this
+/// append opens with: a secret split across them ("my card is 4111 1111",
+/// then "1111 1111") is redacted in both. Changes `messages` and returns the
+/// earlier turns' redactions for the append's transaction.
+pub(crate) async fn screen_with_earlier_turns(
+    state: &AppState,
+    caller: &Caller,
+    session_id: &str,
+    user_id: &str,
+    messages: &mut [ValidMessage],
+) -> Result<Vec<(i64, String, String)>, ApiError> {
+    let leading = messages.iter().take_while(|m| m.role == Role::User).count();
+    if leading == 0 {
+        return Ok(Vec::new());
+    }
+    let earlier = state
+        .store
+        .trailing_user_turns(caller.tenant_id, session_id, user_id, 3)
+        .await?;
+    if earlier.is_empty() {
+        return Ok(Vec::new());
+    }
+    let texts: Vec<&str> = earlier
+        .iter()
+        .map(|t| t.content.as_str())
+        .chain(messages[..leading].iter().map(|m| m.content.as_str()))
+        .collect();
+    let screened = engram_core::policy::redact_together(&texts);
+    let (before, now) = screened.split_at(earlier.len());
+    for (m, (content, kinds)) in messages[..leading].iter_mut().zip(now) {
+        m.content = content.clone();
+        for k in kinds {
+            if !m.redacted.contains(k) {
+                m.redacted.push(k);
+            }
+        }
+    }
+    Ok(earlier
+        .iter()
+        .zip(before)
+        .filter(|(t, (content, _))| &t.content != content)
+        .map(|(t, (content, _))| (t.seq, t.content.clone(), content.clone()))
+        .collect())
+}
+
 /// Where a session's extracted facts came from, for provenance and purges.
 pub(crate) fn session_source(session_id: &str) -> String {
     format!("{}{session_id}", engram_core::SESSION_SOURCE_PREFIX)

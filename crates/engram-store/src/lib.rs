@@ -44,7 +44,7 @@ pub use profile::UserSummary;
 pub use revert::LatestChange;
 pub use sessions::{
     Append, Appended, NewSummary, NewTurn, SessionInfo, SessionState, SessionSummary, SessionTurn,
-    SummaryWork,
+    SummaryWork, TrailingTurn,
 };
 pub use tenant::enter_tenant;
 

@@ -60,6 +60,17 @@ pub struct Append<'a> {
     pub extract: Option<&'a NewJob>,
     /// Attempts for the summarize job.
     pub max_attempts: i32,
+    /// Earlier turns to redact with this append: (seq, content as read,
+    /// content redacted), for a secret split across turns. A turn that
+    /// changed since it was read is left alone.
+    pub redact_earlier: &'a [(i64, String, String)],
+}
+
+/// A user's turns at the end of a session.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TrailingTurn {
+    pub seq: i64,
+    pub content: String,
 }
 
 /// What an append did.
@@ -126,6 +137,7 @@ impl Store {
             turns,
             extract,
             max_attempts,
+            redact_earlier,
         } = *append;
         let mut tx = self.tenant_tx(tenant).await?;
         let n = turns.len() as i64;
@@ -148,6 +160,19 @@ impl Store {
                 ConflictKind::SessionOwner,
                 "this session belongs to another user".into(),
             ));
+        }
+        for (seq, read, redacted) in redact_earlier {
+            sqlx::query(
+                "UPDATE session_messages SET content = $5, redacted_at = now()
+                 WHERE tenant_id = $1 AND session_id = $2 AND seq = $3 AND content = $4",
+            )
+            .bind(tenant)
+            .bind(session_id)
+            .bind(seq)
+            .bind(read)
+            .bind(redacted)
+            .execute(&mut *tx)
+            .await?;
         }
         let first = next - n;
         // All turns in one statement.
@@ -235,6 +260,39 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok((info, turns))
+    }
+
+    /// The turns the user sent last in a session (the last `limit` of those
+    /// after its latest turn by anyone else), oldest first, if the session
+    /// is `user_id`'s; none for a new session or another user's.
+    pub async fn trailing_user_turns(
+        &self,
+        tenant: Uuid,
+        session_id: &str,
+        user_id: &str,
+        limit: usize,
+    ) -> Result<Vec<TrailingTurn>, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT m.seq, m.role, m.content FROM session_messages m
+             JOIN sessions s ON s.tenant_id = m.tenant_id AND s.session_id = m.session_id
+             WHERE m.tenant_id = $1 AND m.session_id = $2 AND s.user_id = $3
+             ORDER BY m.seq DESC LIMIT $4",
+        )
+        .bind(tenant)
+        .bind(session_id)
+        .bind(user_id)
+        .bind(limit as i64)
+        .fetch_all(&mut *tx)
+        .await?;
+        end_read(tx);
+        let mut turns: Vec<TrailingTurn> = rows
+            .into_iter()
+            .take_while(|(_, role, _)| role == "user")
+            .map(|(seq, _, content)| TrailingTurn { seq, content })
+            .collect();
+        turns.reverse();
+        Ok(turns)
     }
 
     /// The user a session belongs to.

@@ -197,7 +197,10 @@ impl JobHandlers {
             previous
         } else {
             let raw = self.summarizer.summarize(&previous, &turns, max).await?;
-            engram_context::fit(&redact_secrets(&raw), max, &self.counter)
+            // A summary passes the screens the turns did: no secret, and no
+            // sentence that directs the assistant (whoever wrote it).
+            let screened = engram_core::policy::without_instructions(&redact_secrets(&raw));
+            engram_context::fit(&screened, max, &self.counter)
         };
         let seqs: Vec<i64> = work.turns.iter().map(|t| t.seq).collect();
         let summary = NewSummary {

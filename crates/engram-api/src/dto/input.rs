@@ -106,9 +106,29 @@ pub fn messages(
     }
     let mut total = 0usize;
     let mut valid = Vec::with_capacity(messages.len());
+    // Consecutive messages of one speaker are screened together, so a
+    // secret split across them ("my card is 4111 1111" + "1111 1111") is
+    // found whole.
+    let mut contents = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
-        let (content, redacted) =
-            stored_text(&format!("messages[{i}].content"), &m.content, limits)?;
+        contents.push(validate::content(
+            &format!("messages[{i}].content"),
+            &m.content,
+            limits,
+        )?);
+    }
+    let mut screened: Vec<(String, Vec<&'static str>)> = Vec::with_capacity(messages.len());
+    let mut start = 0;
+    while start < messages.len() {
+        let mut end = start + 1;
+        while end < messages.len() && messages[end].role == messages[start].role {
+            end += 1;
+        }
+        let run: Vec<&str> = contents[start..end].iter().map(String::as_str).collect();
+        screened.extend(engram_core::policy::redact_together(&run));
+        start = end;
+    }
+    for (m, (content, redacted)) in messages.iter().zip(screened) {
         total = total.saturating_add(m.content.chars().count());
         if total > max_total_chars {
             return Err(FieldError::new(

@@ -55,11 +55,14 @@ pub async fn get_profile(
     Ok(Json(ProfileResponse {
         user_id,
         entries: caller
-            .visible(entries)
+            .profile(entries)
             .into_iter()
             .map(MemoryOut::from)
             .collect(),
-        summary: summary.map(ProfileSummaryOut::from),
+        summary: summary.map(|mut s| {
+            s.summary.content = engram_core::policy::without_instructions(&s.summary.content);
+            ProfileSummaryOut::from(s)
+        }),
     }))
 }
 
@@ -119,9 +122,19 @@ async fn correct_entry(
         .as_deref()
         .map(|v| dto::stored_text("value", v, limits).map(|(text, _)| text))
         .transpose()?;
+    let mut value = value;
     let content = match (&req.memory, &value) {
         (Some(m), _) => dto::stored_text("memory", m, limits)?.0,
-        (None, Some(v)) => corrected_content(current, v),
+        // The text as it will be stored, screened whole: a value that is no
+        // secret alone can be one in its sentence ("… wifi password is" +
+        // "Aspen77tree").
+        (None, Some(v)) => {
+            let (content, kinds) = engram_core::policy::redact(&corrected_content(current, v));
+            if let Some(kind) = kinds.first() {
+                value = Some(format!("[REDACTED {kind}]"));
+            }
+            content
+        }
         (None, None) => {
             return Err(ApiError::validation(
                 "value",

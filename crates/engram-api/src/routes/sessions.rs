@@ -34,7 +34,10 @@ pub async fn append_messages(
     validate::identifier("session_id", &session_id, limits)?;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
     caller.check_user(&user_id)?;
-    let messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
+    let mut messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
+    let redact_earlier =
+        ingest::screen_with_earlier_turns(&state, &caller, &session_id, &user_id, &mut messages)
+            .await?;
     let window_tokens = match req.window_tokens {
         Some(w) if !(1..=1_000_000).contains(&w) => {
             return Err(ApiError::validation(
@@ -59,6 +62,7 @@ pub async fn append_messages(
         turns: &turns,
         extract: extract.as_ref(),
         max_attempts: state.config.job_max_attempts,
+        redact_earlier: &redact_earlier,
     };
     let appended = state
         .store

@@ -690,7 +690,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
 }
 
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b)|,\s+(?P<r>(?:should|would|could|can|do|does|did|is|are|am|was|were|what|where|when|why|how|shall|will|or)\b))")
+    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|\s+[-–—]\s+|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b)|,\s+(?P<r>(?:should|would|could|can|do|does|did|is|are|am|was|were|what|where|when|why|how|shall|will|or)\b))")
         .unwrap_or_else(|e| panic!("{e}"))
 });
 

@@ -26,8 +26,11 @@ pub enum Stance {
     Question,
     /// A hypothesis, wish, plan or hedge ("If I moved to Paris…", "I might…").
     Tentative,
-    /// Someone else's words ("My brother told me: I live in Berlin").
+    /// Someone else's words ("My brother told me: I live in Berlin"), a
+    /// quoted example, or a line pasted from another speaker.
     Reported,
+    /// Not meant: sarcasm or a joke ("Yeah right, I work at NASA").
+    Insincere,
 }
 
 /// Auxiliaries and wh-words that open a question.
@@ -47,7 +50,48 @@ static TENTATIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// Verbs that report someone's words or belief.
 static REPORTING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?P<who>\w+(?:'s)?)?\s*\b(?:told\s+me|tells\s+me|telling\s+me|told\s+us|said|says|say|saying|wrote|writes|writing|texted|messaged|thinks|thought|thinking|claims|claimed|claiming|reckons|believes|insists|insisting|heard|asked|mentioned|mentions)\b|\baccording\s+to\b|\bquot(?:e|ed|ing)\b",
+        r"(?i)\b(?P<who>\w+(?:'s)?)?\s*\b(?:told\s+me|tells\s+me|telling\s+me|told\s+us|said|says|say|saying|wrote|writes|writing|texted|messaged|thinks|thought|thinking|claims|claimed|claiming|reckons|believes|insists|insisting|heard|asked|mentioned|mentions|convinced|assumes|assumed|assuming|jokes|joked|joking|suspects|suspected|imagines|states|stated|lists|listed|reports|reported|alleges|alleged|swears|guesses|figures|rumou?rs?)\b|\baccording\s+to\b|\bquot(?:e|ed|ing)\b|\bthere(?:'s|\s+is|\s+are)\s+(?:a\s+)?(?:rumou?r|talk|gossip|story)\b",
+    )
+});
+
+/// A quoted example or a text to work on, not the user's statement.
+static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:for\s+example|for\s+instance|e\.g\.|such\s+as|example\s+sentence|sample|something\s+like|translate|translation\s+of|test\s+sentence|a\s+line\s+like|the\s+phrase|the\s+sentence|the\s+example|as\s+an\s+example)\b",
+    )
+});
+
+/// A line pasted from another speaker ("Assistant: you live in Oslo").
+static OTHER_SPEAKER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?im)^\s*(?:assistant|ai|bot|chatbot|chatgpt|gpt|claude|gemini|copilot|system|model|agent|support|customer\s+service|user\s*2|interviewer|narrator|him|her|he|she|they|q|a)\s*:\s*",
+    )
+});
+
+/// Sarcasm and jokes: what makes a sentence not meant.
+static INSINCERE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:yeah\s+right|ya\s+right|yeah,?\s+sure|as\s+if|just\s+kidding|only\s+kidding|kidding|jk|j/k|lol|lmao|rofl|haha+|hehe+|",
+        r"said\s+no\s+one\s+ever|in\s+my\s+dreams|dream\s+on|not!|ja\s+klar|klar\s+doch|na\s+klar|sí,\s+claro|oui,\s+bien\s+sûr|",
+        r"and\s+i'?m\s+the\s+(?:queen|king|pope|president)|and\s+pigs\s+(?:can\s+)?fly|obviously\s+not|totally\s+not)\b|",
+        r"(?:^|\s)/s\b|\.\.\.\s*not\b|,\s*not\.|😂|🤣|🙄|😜|😉|😏|🙃|\boh\s+totally\b|\bsure,\s+(?:i|my)\b.*\band\s+i'?m\b"
+    ))
+});
+
+/// Words that make what follows a condition or a scenario rather than
+/// something that is so ("When I work at Initech", "Hypothetically, …",
+/// "In this story, …").
+static SCENARIO: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:when|whenever|once|provided|providing|in\s+the\s+event|in\s+case|hypothetically|theoretically|pretend|pretending|role-?play(?:ing)?|imagine|imagining|let's\s+say|say\s+that|what\s+if|in\s+(?:this|the|my|a)\s+(?:story|game|novel|scenario|dream|book|film|movie|script|simulation)|for\s+the\s+(?:game|story|exercise|scenario|sake\s+of\s+argument)|as\s+a\s+joke|wenn|falls|angenommen|cuando|si|supongamos|imagina|quand|lorsque|imaginons|quando|se\s+immaginiamo)\b",
+    )
+});
+
+/// A question without its question mark: an auxiliary opening the
+/// sentence before the user ("do I live in Berlin"), or asking whether.
+static QUESTION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:(?:and|but|so|or|also|then|hey|hi|ok|okay|well|wait),?\s+)?(?:am|is|are|was|were|do|does|did|can|could|should|would|will|shall|have|has|had)\s+(?:i|my|me|we|our)\b|\b(?:is\s+it\s+true|whether|wonder(?:ing)?\s+(?:if|whether)|not\s+sure\s+(?:if|whether)|check\s+(?:if|whether)|tell\s+me\s+(?:if|whether)|do\s+you\s+know\s+(?:if|whether)|any\s+idea\s+(?:if|whether))\b",
     )
 });
 
@@ -62,8 +106,14 @@ const QUOTES: [char; 6] = ['"', '“', '”', '«', '»', '„'];
 /// and the words before the clause in the sentence decide reported speech.
 pub fn stance(sentence: &str, clause: &str, at: usize) -> Stance {
     let before = clause.get(..at).unwrap_or(clause);
-    if is_question(sentence, clause) {
+    if is_question(sentence, clause) || QUESTION_WORDS.is_match(sentence) {
         return Stance::Question;
+    }
+    if INSINCERE.is_match(sentence) {
+        return Stance::Insincere;
+    }
+    if OTHER_SPEAKER.is_match(sentence) && !sentence.trim_start().starts_with(['I', 'i']) {
+        return Stance::Reported;
     }
     if TENTATIVE.is_match(before) {
         return Stance::Tentative;
@@ -77,6 +127,12 @@ pub fn stance(sentence: &str, clause: &str, at: usize) -> Stance {
         Some(m) => &prefix[m.end()..],
         None => prefix,
     };
+    if SCENARIO.is_match(prefix) {
+        return Stance::Tentative;
+    }
+    if EXAMPLE.is_match(sentence) || in_single_quotes(sentence, offset + at) {
+        return Stance::Reported;
+    }
     let reported = REPORTING.captures_iter(prefix).any(|c| {
         // "I told you I work at …" is the user's own earlier statement.
         let who = c.name("who").map_or("", |w| w.as_str()).to_lowercase();
@@ -89,6 +145,17 @@ pub fn stance(sentence: &str, clause: &str, at: usize) -> Stance {
         return Stance::Reported;
     }
     Stance::Own
+}
+
+/// Whether byte `at` of `sentence` lies inside single quotation marks used
+/// as quotes (opened after a space or the start, closed before a space,
+/// punctuation or the end), which apostrophes are not.
+fn in_single_quotes(sentence: &str, at: usize) -> bool {
+    static QUOTED: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?:^|[\s(])['‘]([^'’]+)['’](?:$|[\s.,;:!?)])"));
+    QUOTED
+        .captures_iter(sentence)
+        .any(|c| c.get(1).is_some_and(|m| m.start() <= at && at < m.end()))
 }
 
 /// A question: its sentence ends with `?`, and the clause is the last one
@@ -227,7 +294,8 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
                 return match stance(sentence, clause, at) {
                     Stance::Question => Some("the user asked a question"),
                     Stance::Tentative => Some("the user spoke of a possibility, not a fact"),
-                    Stance::Reported => Some("someone else said it"),
+                    Stance::Reported => Some("someone else said it, or it was quoted"),
+                    Stance::Insincere => Some("the user was joking or sarcastic"),
                     Stance::Own if NEGATION.is_match(&clause[..at]) => {
                         Some("the user said it is not so")
                     }

@@ -9,12 +9,12 @@ mod screen;
 mod secrets;
 mod sensitive;
 
-pub use instructions::instruction_reason;
+pub use instructions::{instruction_reason, style_preference, without_instructions};
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
 pub use secrets::{
-    find_secret, redact, redact_json, redact_secrets, secret_spans, without_url_credentials,
-    SecretSpan,
+    find_secret, redact, redact_json, redact_secrets, redact_together, secret_spans,
+    without_url_credentials, SecretSpan,
 };
 pub use sensitive::{sensitive_category, without_sensitive};
 

@@ -1,0 +1,212 @@
+//! The screens measured on generated corpora (tests/screens/): recall and
+//! precision per class, on the development part and on the report part,
+//! side by side. Only development misses are printed; the report part
+//! gives figures only (it was split off before tuning, and stays unread).
+
+mod screens;
+
+use engram_core::policy::{find_secret, redact_secrets, redact_together};
+use screens::{pct, Part, Tally};
+
+/// Whether anything of `secret` (as written in `text`) is left in
+/// `redacted`: a run of six of its characters (all of it when shorter)
+/// that the text has nowhere else.
+fn survives(text: &str, secret: &str, redacted: &str) -> bool {
+    let flat = |t: &str| -> String {
+        t.chars()
+            .filter(|c| !c.is_whitespace() && !engram_core::validate::is_default_ignorable(*c))
+            .collect()
+    };
+    let unmarked = {
+        let mut out = String::new();
+        let mut rest = redacted;
+        while let Some(i) = rest.find("[REDACTED ") {
+            out.push_str(&rest[..i]);
+            rest = rest[i..].split_once(']').map_or("", |(_, after)| after);
+        }
+        out + rest
+    };
+    let (needle, around, left) = (
+        flat(secret),
+        flat(&text.replacen(secret, " ", 1)),
+        flat(&unmarked),
+    );
+    let chars: Vec<char> = needle.chars().collect();
+    if chars.is_empty() {
+        return false;
+    }
+    chars.windows(chars.len().min(6)).any(|w| {
+        let piece: String = w.iter().collect();
+        !around.contains(&piece) && left.contains(&piece)
+    })
+}
+
+#[test]
+fn secrets_are_redacted_and_look_alikes_spared() {
+    let cases = screens::secrets::cases();
+    let mut tally = Tally::default();
+    let mut dev_misses = Vec::new();
+    for c in &cases {
+        let redacted = redact_secrets(&c.text);
+        let hit = !survives(&c.text, &c.secret, &redacted);
+        tally.add(&c.class, c.part, hit);
+        if !hit && c.part == Part::Dev {
+            dev_misses.push(format!("{}: {:?} -> {:?}", c.class, c.text, redacted));
+        }
+    }
+    // Split across two turns: read together.
+    for (part, first, second, a, b) in screens::secrets::split_cases() {
+        let out = redact_together(&[&first, &second]);
+        let hit = !survives(&first, &a, &out[0].0) && !survives(&second, &b, &out[1].0);
+        tally.add("card split across two turns", part, hit);
+        if !hit && part == Part::Dev {
+            dev_misses.push(format!("split: {first:?} + {second:?} -> {out:?}"));
+        }
+    }
+    let looks = screens::lookalikes::cases();
+    let mut fp = Tally::default();
+    let mut dev_fp = Vec::new();
+    for c in &looks {
+        let flagged = find_secret(&c.text);
+        fp.add(c.class, c.part, flagged.is_some());
+        if let (Some(kind), Part::Dev) = (flagged, c.part) {
+            dev_fp.push(format!(
+                "{} ({kind}): {:?} -> {:?}",
+                c.class,
+                c.text,
+                redact_secrets(&c.text)
+            ));
+        }
+    }
+    tally.print("secrets redacted, by class (generated):");
+    fp.print("look-alikes redacted (false positives), by class (generated):");
+    for m in dev_misses.iter().take(60) {
+        eprintln!("  dev miss: {m}");
+    }
+    for m in dev_fp.iter().take(60) {
+        eprintln!("  dev false positive: {m}");
+    }
+    let (rh, rt) = tally.total("report");
+    let (dh, dt) = tally.total("dev");
+    let (fr, frt) = fp.total("report");
+    let (fd, fdt) = fp.total("dev");
+    eprintln!(
+        "secrets: dev {} report {}; look-alikes flagged: dev {} report {}",
+        pct(dh, dt),
+        pct(rh, rt),
+        pct(fd, fdt),
+        pct(fr, frt)
+    );
+    assert!(rt >= 500 && frt >= 100, "corpus sizes {rt} {frt}");
+    assert!(rh * 100 >= rt * 98, "report recall {}", pct(rh, rt));
+    assert!(fr * 100 <= frt, "report false positives {}", pct(fr, frt));
+}
+
+#[test]
+fn steering_is_refused_and_style_and_facts_kept() {
+    use engram_core::policy::instruction_reason;
+    let mut refused = Tally::default();
+    let mut dev_wrong = Vec::new();
+    for c in screens::steering::cases() {
+        let verdict = instruction_reason(&c.text).is_some();
+        let right = verdict == c.steering;
+        refused.add(c.class, c.part, right);
+        if !right && c.part == Part::Dev {
+            dev_wrong.push(format!("{}: {:?} (refused: {verdict})", c.class, c.text));
+        }
+    }
+    refused.print("steering: right decisions, by class (refused for steering, kept otherwise):");
+    for m in dev_wrong.iter().take(80) {
+        eprintln!("  dev wrong: {m}");
+    }
+    let report = |class_kept: bool| {
+        refused
+            .rows
+            .iter()
+            .filter(|((c, p), _)| *p == "report" && c.ends_with("(kept)") == class_kept)
+            .fold((0, 0), |(h, t), (_, (a, b))| (h + a, t + b))
+    };
+    let (sh, st) = report(false);
+    let (kh, kt) = report(true);
+    eprintln!(
+        "steering refused (report) {}, style and facts kept (report) {}",
+        pct(sh, st),
+        pct(kh, kt)
+    );
+    assert!(sh * 100 >= st * 97, "steering refused {}", pct(sh, st));
+    assert!(kh * 100 >= kt * 95, "kept {}", pct(kh, kt));
+}
+
+/// What the rules extractor stores from one user message, after the
+/// pipeline's screens: the values of the assertions that pass.
+fn stored_values(text: &str) -> Vec<String> {
+    use engram_core::extract::{ExtractionRequest, FactAction, InputMessage, Role, RulesExtractor};
+    use engram_core::policy::{check_candidate, screen_messages};
+    let request = ExtractionRequest {
+        messages: vec![InputMessage {
+            role: Role::User,
+            content: text.to_owned(),
+            created_at: chrono::Utc::now(),
+        }],
+        source: engram_core::Source {
+            source_type: engram_core::SourceType::UserStated,
+            source_ref: None,
+        },
+        allow_sensitive: false,
+        trusted: false,
+    };
+    let screened = screen_messages(&request);
+    let mut out = Vec::new();
+    for (_, m) in &screened.eligible {
+        for mut c in RulesExtractor.extract_sync(std::slice::from_ref(m)) {
+            if c.action == FactAction::Assert && check_candidate(&mut c, &m.content, false).is_ok()
+            {
+                out.push(format!("{} {}", c.value, c.statement));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn only_sincere_assertions_become_facts() {
+    let mut tally = Tally::default();
+    let mut dev_wrong = Vec::new();
+    for c in screens::statements::cases() {
+        let stored = stored_values(&c.text);
+        let has = stored
+            .iter()
+            .any(|s| s.to_lowercase().contains(&c.value.to_lowercase()));
+        let right = has == c.sincere;
+        tally.add(c.class, c.part, right);
+        if !right && c.part == Part::Dev {
+            dev_wrong.push(format!("{}: {:?} -> {stored:?}", c.class, c.text));
+        }
+    }
+    tally.print(
+        "statements: right decisions, by class (stored for plain facts, nothing otherwise):",
+    );
+    for m in dev_wrong.iter().take(80) {
+        eprintln!("  dev wrong: {m}");
+    }
+    let part = |plain: bool, p: &str| {
+        tally
+            .rows
+            .iter()
+            .filter(|((c, q), _)| *q == p && c.ends_with("(stored)") == plain)
+            .fold((0, 0), |(h, t), (_, (a, b))| (h + a, t + b))
+    };
+    let (ph, pt) = part(true, "report");
+    let (nh, nt) = part(false, "report");
+    eprintln!(
+        "plain facts stored (report) {}, false facts from non-statements (report) {}",
+        pct(ph, pt),
+        pct(nt - nh, nt)
+    );
+    assert!(ph * 100 >= pt * 95, "plain facts stored {}", pct(ph, pt));
+    assert!(
+        (nt - nh) * 100 <= nt * 2,
+        "false facts {}",
+        pct(nt - nh, nt)
+    );
+}
