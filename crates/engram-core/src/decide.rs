@@ -89,8 +89,31 @@ fn same_or_within(held: &str, named: &str) -> bool {
     same_value(held, named) || (!n.is_empty() && (h.contains(&n) || n.contains(&h)))
 }
 
+/// `text` in lower case, its words joined by single spaces.
+fn words(text: &str) -> String {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A retraction or forget request against what is known.
 fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
+    let forget = candidate.action == FactAction::Forget;
+    if forget && candidate.attribute == crate::extract::FORGET_EVERYTHING {
+        return if known.is_empty() {
+            Decision::Ignore {
+                reason: "nothing is held about the user".to_owned(),
+            }
+        } else {
+            Decision::Retire {
+                targets: known.iter().map(|k| k.id).collect(),
+                action: candidate.action,
+                reason: "the user asked that everything about them be forgotten".to_owned(),
+            }
+        };
+    }
     let mut targets: Vec<&Known> = known
         .iter()
         .filter(|k| {
@@ -104,9 +127,24 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
                         .is_some_and(|v| same_or_within(v, &candidate.value)))
         })
         .collect();
-    // Forgetting also reaches what was kept verbatim (memories with no
-    // attribute) when its wording is close; a retraction does not: what the
-    // user once said stays a record of what they said.
+    // Forgetting also reaches a fact whose value the request names, in any
+    // language ("Vergiss, dass ich in Berlin wohne" names Berlin), and what
+    // was kept verbatim (memories with no attribute) when its wording is
+    // close; a retraction does not: what the user once said stays a record
+    // of what they said.
+    if forget {
+        let said = format!(" {} ", words(&candidate.statement));
+        let named: Vec<&Known> = known
+            .iter()
+            .filter(|k| {
+                k.value.as_deref().is_some_and(|v| {
+                    let v = words(v);
+                    v.chars().count() >= 2 && said.contains(&format!(" {v} "))
+                }) && !targets.iter().any(|t| t.id == k.id)
+            })
+            .collect();
+        targets.extend(named);
+    }
     if candidate.action == FactAction::Forget {
         let close: Vec<&Known> = known
             .iter()
@@ -127,7 +165,6 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
     };
     // A request to forget names what is to be forgotten: its reasons (kept
     // in job results and history) do not repeat it.
-    let forget = candidate.action == FactAction::Forget;
     if targets.is_empty() {
         return Decision::Ignore {
             reason: if forget {

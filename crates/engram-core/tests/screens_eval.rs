@@ -210,3 +210,126 @@ fn only_sincere_assertions_become_facts() {
         pct(nt - nh, nt)
     );
 }
+
+/// A request to forget is read as one (FORGET, never RETRACT), naming what
+/// it names; "everything about me" names everything.
+#[test]
+fn forget_requests_are_read_in_any_wording() {
+    use engram_core::extract::{FactAction, InputMessage, Role, RulesExtractor, FORGET_EVERYTHING};
+    let mut tally = Tally::default();
+    let mut dev_wrong = Vec::new();
+    for c in screens::forget::cases() {
+        let candidates = RulesExtractor.extract_sync(&[InputMessage {
+            role: Role::User,
+            content: c.text.clone(),
+            created_at: chrono::Utc::now(),
+        }]);
+        let forgets: Vec<_> = candidates
+            .iter()
+            .filter(|x| x.action == FactAction::Forget)
+            .collect();
+        let retracts = candidates.iter().any(|x| x.action == FactAction::Retract);
+        let right = if !c.forget {
+            forgets.is_empty()
+        } else if c.everything {
+            forgets.iter().any(|x| x.attribute == FORGET_EVERYTHING)
+        } else {
+            !retracts
+                && forgets.iter().any(|x| {
+                    let v = c.value.to_lowercase();
+                    x.value.to_lowercase().contains(&v) || x.statement.to_lowercase().contains(&v)
+                })
+        };
+        tally.add(c.class, c.part, right);
+        if !right && c.part == Part::Dev {
+            let got: Vec<String> = candidates
+                .iter()
+                .map(|x| {
+                    format!(
+                        "{:?} {}={} {:?}",
+                        x.action, x.attribute, x.value, x.statement
+                    )
+                })
+                .collect();
+            dev_wrong.push(format!("{}: {:?} -> {got:?}", c.class, c.text));
+        }
+    }
+    tally.print("forget wordings: right readings, by class:");
+    for m in dev_wrong.iter().take(60) {
+        eprintln!("  dev wrong: {m}");
+    }
+    let (rh, rt) = tally.total("report");
+    eprintln!("forget wordings read right (report) {}", pct(rh, rt));
+    assert!(rh * 100 >= rt * 95, "report {}", pct(rh, rt));
+}
+
+/// The second report part (tests/screens/blind.rs), written after tuning
+/// and run once: its figures as they came out (no screen may be tuned on
+/// it; a miss here calls for a new report part, not a fix aimed at it).
+#[test]
+fn the_blind_report_part() {
+    use engram_core::extract::{FactAction, InputMessage, Role, RulesExtractor, FORGET_EVERYTHING};
+    use engram_core::policy::instruction_reason;
+    use screens::blind;
+    let secrets = blind::SECRETS
+        .iter()
+        .filter(|(t, s)| !survives(t, s, &redact_secrets(t)))
+        .count();
+    let flagged = blind::LOOKALIKES
+        .iter()
+        .filter(|t| find_secret(t).is_some())
+        .count();
+    let steering = blind::STEERING
+        .iter()
+        .filter(|(t, refuse)| instruction_reason(t).is_some() == *refuse)
+        .count();
+    let statements = blind::STATEMENTS
+        .iter()
+        .filter(|(t, v, sincere)| {
+            let stored = stored_values(t)
+                .iter()
+                .any(|s| s.to_lowercase().contains(&v.to_lowercase()));
+            stored == *sincere
+        })
+        .count();
+    let forget = blind::FORGET
+        .iter()
+        .filter(|(t, v, is)| {
+            let cs = RulesExtractor.extract_sync(&[InputMessage {
+                role: Role::User,
+                content: (*t).to_owned(),
+                created_at: chrono::Utc::now(),
+            }]);
+            let f: Vec<_> = cs
+                .iter()
+                .filter(|c| c.action == FactAction::Forget)
+                .collect();
+            match (*is, v.is_empty()) {
+                (false, _) => f.is_empty(),
+                (true, true) => f.iter().any(|c| c.attribute == FORGET_EVERYTHING),
+                (true, false) => f
+                    .iter()
+                    .any(|c| c.value.contains(v) || c.statement.contains(v)),
+            }
+        })
+        .count();
+    eprintln!(
+        "blind report part: secrets redacted {} ({secrets}/{}), look-alikes flagged {} ({flagged}/{}), \
+         steering decided right {} ({steering}/{}), statements decided right {} ({statements}/{}), \
+         forget read right {} ({forget}/{})",
+        pct(secrets, blind::SECRETS.len()),
+        blind::SECRETS.len(),
+        pct(flagged, blind::LOOKALIKES.len()),
+        blind::LOOKALIKES.len(),
+        pct(steering, blind::STEERING.len()),
+        blind::STEERING.len(),
+        pct(statements, blind::STATEMENTS.len()),
+        blind::STATEMENTS.len(),
+        pct(forget, blind::FORGET.len()),
+        blind::FORGET.len()
+    );
+    // Floors: the figures of its one run (2026-12-02), so a change that
+    // does worse on it fails; steering (12/16) is below the issue's target
+    // and says how far the screens generalise (docs/EXTRACTION.md).
+    assert!(secrets >= 24 && flagged == 0 && steering >= 12 && statements >= 13 && forget >= 10);
+}

@@ -814,3 +814,140 @@ fn help_never_prints_a_secret_from_the_environment() {
         assert!(!text.contains(s), "an error printed {s}:\n{text}");
     }
 }
+
+/// A user who said "I live in Berlin" through every path that keeps it:
+/// an inferred add with a verbatim copy, and a session (turns, summary).
+async fn berlin_everywhere(app: &TestApp, user: &str, session: &str) {
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": user, "wait": true, "store_raw": true, "messages": [
+                {"role": "user", "content": "I live in Berlin and I work at Siemens."}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    berlin_session(app, user, session).await;
+}
+
+/// Everything a user sees of themselves (live memories, profile, context,
+/// turns, summary, job results), as one text.
+async fn what_is_held(app: &TestApp, user: &str, session: &str) -> String {
+    let listed = app
+        .get(&format!("/v1/memories?user_id={user}&limit=1000"))
+        .await;
+    let (turns, summary) = session_texts(app, session).await;
+    let jobs: Vec<Value> = sqlx::query_scalar("SELECT results FROM jobs WHERE user_id = $1")
+        .bind(user)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    format!(
+        "{} {:?} {} {} {summary} {:?}",
+        listed.body,
+        profile(app, user).await,
+        context_text(app, user, session, "where do I live").await,
+        turns.join(" "),
+        jobs
+    )
+}
+
+/// The review's ways of asking to forget, each through a session of its
+/// own: German, a request to forget everything, "remove … from your
+/// memory", "don't store that …" (read as a retraction before). Each
+/// reaches the profile, search, context, turns, summary, job results and
+/// the verbatim copy of the message that stated the fact.
+#[sqlx::test(migrations = false)]
+async fn forget_requests_in_any_wording_reach_every_copy(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for (i, request) in [
+        "Vergiss, dass ich in Berlin wohne.",
+        "Please forget everything you know about me.",
+        "Remove Berlin from your memory.",
+        "Don't store that I live in Berlin.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (user, session) = (format!("f{i}"), format!("fs{i}"));
+        berlin_everywhere(&app, &user, &session).await;
+        assert!(what_is_held(&app, &user, &session).await.contains("Berlin"));
+        let raw: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM memories WHERE user_id = $1 AND attribute IS NULL AND deleted_at IS NULL AND content LIKE '%Berlin%'",
+        )
+        .bind(&user)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        assert_eq!(raw, 1, "the verbatim copy is kept until the request");
+        append(
+            &app,
+            &session,
+            json!({"user_id": user, "messages": [{"role": "user", "content": request}]}),
+        )
+        .await;
+        app.settle().await;
+        let held = what_is_held(&app, &user, &session).await;
+        assert!(!held.contains("Berlin"), "{request}: {held}");
+        let live: Vec<String> = sqlx::query_scalar(
+            "SELECT content FROM memories WHERE user_id = $1 AND deleted_at IS NULL",
+        )
+        .bind(&user)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+        assert!(
+            live.iter().all(|c| !c.contains("Berlin")),
+            "{request}: {live:?}"
+        );
+        let events: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT h.event FROM memory_history h JOIN memories m ON m.id = h.memory_id
+             WHERE m.user_id = $1 AND h.event IN ('FORGET', 'RETRACT')",
+        )
+        .bind(&user)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+        assert_eq!(events, ["FORGET"], "{request}: forgotten, not retracted");
+        if request.contains("everything") {
+            assert!(live.is_empty(), "everything: {live:?}");
+            let job: Value = sqlx::query_scalar(
+                "SELECT results FROM jobs WHERE user_id = $1 AND kind = 'extract' ORDER BY created_at DESC LIMIT 1",
+            )
+            .bind(&user)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+            assert!(job.to_string().contains("everything about them"), "{job}");
+        }
+    }
+}
+
+/// A FORGET reaches a fact the user had already taken back (a retraction
+/// keeps the turns, the summary and the memory's text; a request to forget
+/// then removes them).
+#[sqlx::test(migrations = false)]
+async fn a_forget_reaches_a_fact_already_retracted(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    berlin_everywhere(&app, "r1", "rs1").await;
+    append(
+        &app,
+        "rs1",
+        json!({"user_id": "r1", "messages": [{"role": "user", "content": "I don't live in Berlin anymore."}]}),
+    )
+    .await;
+    app.settle().await;
+    let (turns, _) = session_texts(&app, "rs1").await;
+    assert!(
+        turns[0].contains("Berlin"),
+        "a retraction keeps what was said"
+    );
+    append(
+        &app,
+        "rs1",
+        json!({"user_id": "r1", "messages": [{"role": "user", "content": "Please forget that I lived in Berlin."}]}),
+    )
+    .await;
+    app.settle().await;
+    let held = what_is_held(&app, "r1", "rs1").await;
+    assert!(!held.contains("Berlin"), "{held}");
+}

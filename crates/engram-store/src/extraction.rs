@@ -88,6 +88,23 @@ struct KnownRow {
     similarity: f64,
 }
 
+/// The most memories one request to forget everything retires.
+const FORGET_ALL_LIMIT: i64 = 10_000;
+
+impl From<KnownRow> for Known {
+    fn from(r: KnownRow) -> Self {
+        Known {
+            id: r.id,
+            content: r.content,
+            subject: r.subject,
+            attribute: r.attribute,
+            value: r.value,
+            source_type: SourceType::parse(&r.source_type).unwrap_or(SourceType::Api),
+            similarity: r.similarity as f32,
+        }
+    }
+}
+
 /// What a restatement does besides its own change: decay starts over from
 /// now (the stated importance is what counts again, `base_importance` cleared)
 /// and an archived memory is back in search.
@@ -107,6 +124,22 @@ fn restored_reason(reason: &str, restored: bool) -> String {
 impl ExtractionTx {
     /// The live memories of the scope. `user_id = $2` (not IS NOT DISTINCT FROM)
     /// when a user is given, so the partial scope indexes apply.
+    /// The scope's memories in any state (a request to forget reaches
+    /// what was taken back or replaced too).
+    fn any_state_sql(&self) -> String {
+        let user = if self.scope.user_id.is_some() {
+            "user_id = $2"
+        } else {
+            "user_id IS NULL AND $2::text IS NULL"
+        };
+        let agent = if self.scope.agent_id.is_some() {
+            "agent_id = $3"
+        } else {
+            "agent_id IS NULL AND $3::text IS NULL"
+        };
+        format!("tenant_id = $1 AND {user} AND {agent} AND $4::timestamptz IS NOT NULL")
+    }
+
     fn scope_sql(&self) -> String {
         let user = if self.scope.user_id.is_some() {
             "user_id = $2"
@@ -135,7 +168,31 @@ impl ExtractionTx {
         embedding: &[f32],
         neighbours: i64,
     ) -> Result<Vec<Known>, StoreError> {
-        let scope = self.scope_sql();
+        // A request to forget reaches memories in every state: what was
+        // retracted or superseded still holds what the user said. One to
+        // forget everything names all of them (at most `FORGET_ALL_LIMIT`
+        // per request).
+        let forget = candidate.action == engram_core::extract::FactAction::Forget;
+        let scope = if forget {
+            self.any_state_sql()
+        } else {
+            self.scope_sql()
+        };
+        if candidate.attribute == engram_core::extract::FORGET_EVERYTHING {
+            let rows: Vec<KnownRow> = sqlx::query_as(&format!(
+                "SELECT id, content, subject, attribute, value, source_type, 1.0::float8 AS similarity
+                 FROM memories WHERE {scope} AND $5::text IS NOT NULL
+                 ORDER BY created_at, id LIMIT {FORGET_ALL_LIMIT}"
+            ))
+            .bind(self.tenant)
+            .bind(&self.scope.user_id)
+            .bind(&self.scope.agent_id)
+            .bind(self.now)
+            .bind(&candidate.subject)
+            .fetch_all(&mut *self.tx)
+            .await?;
+            return Ok(rows.into_iter().map(Known::from).collect());
+        }
         let rows: Vec<KnownRow> = sqlx::query_as(&format!(
             "WITH near AS (
                 SELECT id FROM memories WHERE {scope} ORDER BY embedding_half <=> $9 LIMIT $8
@@ -156,18 +213,7 @@ impl ExtractionTx {
         .bind(HalfVector::from_f32_slice(embedding))
         .fetch_all(&mut *self.tx)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| Known {
-                id: r.id,
-                content: r.content,
-                subject: r.subject,
-                attribute: r.attribute,
-                value: r.value,
-                source_type: SourceType::parse(&r.source_type).unwrap_or(SourceType::Api),
-                similarity: r.similarity as f32,
-            })
-            .collect())
+        Ok(rows.into_iter().map(Known::from).collect())
     }
 
     /// Inserts a fact; returns its id, or `None` when the same text is already a
@@ -303,27 +349,53 @@ impl ExtractionTx {
         ctx: &FactContext,
         reason: &str,
     ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let mut targets = targets.to_vec();
+        let mut earlier: Vec<(Uuid, String)> = Vec::new();
         if event == "FORGET" {
+            // The verbatim copies of the messages these facts came from
+            // (`store_raw`), found by the jobs that wrote the facts, not by
+            // likeness: they hold the same words.
+            let copies: Vec<Uuid> = sqlx::query_scalar(
+                "SELECT id FROM memories
+                 WHERE tenant_id = $1 AND attribute IS NULL AND NOT id = ANY($2)
+                   AND job_id IN (SELECT job_id FROM memories WHERE tenant_id = $1 AND id = ANY($2) AND job_id IS NOT NULL
+                                  UNION SELECT job_id FROM memory_history WHERE tenant_id = $1 AND memory_id = ANY($2) AND job_id IS NOT NULL)",
+            )
+            .bind(self.tenant)
+            .bind(&targets)
+            .fetch_all(&mut *self.tx)
+            .await?;
+            targets.extend(copies);
             let mut counts = crate::Counts::new();
             crate::derived::redact_derived(
                 &mut self.tx,
                 self.tenant,
-                targets,
+                &targets,
                 Some(self.job_id),
                 &mut counts,
             )
             .await?;
+            // Taken back or deleted before: forgotten now too (history says so).
+            earlier = sqlx::query_as(
+                "SELECT id, content FROM memories
+                 WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NOT NULL",
+            )
+            .bind(self.tenant)
+            .bind(&targets)
+            .fetch_all(&mut *self.tx)
+            .await?;
         }
-        let old: Vec<(Uuid, String)> = sqlx::query_as(
+        let mut old: Vec<(Uuid, String)> = sqlx::query_as(
             "UPDATE memories SET deleted_at = $3, updated_at = $3
              WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NULL
              RETURNING id, content",
         )
         .bind(self.tenant)
-        .bind(targets)
+        .bind(&targets)
         .bind(self.now)
         .fetch_all(&mut *self.tx)
         .await?;
+        old.extend(earlier);
         for (id, content) in &old {
             self.history(*id, event, Some(content), None, c, ctx, reason)
                 .await?;

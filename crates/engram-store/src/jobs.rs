@@ -255,6 +255,23 @@ impl Store {
         } else {
             insert_memories_in(&mut tx, tenant, raw, actor).await?
         };
+        // The copies this request wrote belong to its job: forgetting a fact
+        // the job reads reaches them (ExtractionTx::retire).
+        let added: Vec<Uuid> = raw
+            .iter()
+            .filter(|o| o.event == engram_core::AddEvent::Add)
+            .map(|o| o.id)
+            .collect();
+        if !added.is_empty() {
+            sqlx::query(
+                "UPDATE memories SET job_id = $3 WHERE tenant_id = $1 AND id = ANY($2) AND job_id IS NULL",
+            )
+            .bind(tenant)
+            .bind(&added)
+            .bind(job_id)
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(Enqueued {
             job_id,

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 pub use rules::{clauses, RulesExtractor};
 
+/// The attribute of a request to forget everything about the user: it
+/// names every memory of the scope.
+pub const FORGET_EVERYTHING: &str = "*";
+
 use crate::{MemoryKind, Source};
 
 /// What an extraction job holds until it ends: the messages (secrets already

@@ -744,10 +744,39 @@ impl RulesExtractor {
                     out.push(candidate(f, index, None, FactAction::Assert));
                 }
             }
-            for sentence in sentences(&text) {
-                for clause in clauses(sentence) {
-                    out.extend(read_clause(sentence, clause, index, m.created_at));
+            let parts: Vec<(&str, &str)> = sentences(&text)
+                .into_iter()
+                .flat_map(|s| clauses(s).into_iter().map(move |c| (s, c)))
+                .collect();
+            // Where the previous clause's candidates start in `out`.
+            let mut previous = out.len();
+            let mut i = 0;
+            while i < parts.len() {
+                let (sentence, clause) = parts[i];
+                // "Scratch that, I work at Acme …" / "I live in Oslo. Scratch
+                // that.": a bare "that" points at the next clause of its
+                // sentence, or else at the one before.
+                if statement::forget_pointer(clause) {
+                    match parts.get(i + 1).filter(|(s, _)| *s == sentence) {
+                        Some((_, next)) => {
+                            out.extend(forget(next, index));
+                            i += 2;
+                        }
+                        None => {
+                            for c in &mut out[previous..] {
+                                if c.action == FactAction::Assert {
+                                    c.action = FactAction::Forget;
+                                }
+                            }
+                            i += 1;
+                        }
+                    }
+                    previous = out.len();
+                    continue;
                 }
+                previous = out.len();
+                out.extend(read_clause(sentence, clause, index, m.created_at));
+                i += 1;
             }
         }
         // One candidate per attribute and action (the first, most specific).
@@ -801,8 +830,19 @@ fn read_clause(
     index: usize,
     said_at: DateTime<Utc>,
 ) -> Vec<Candidate> {
-    if let Some(thing) = statement::forget_request(clause) {
-        return forget(&thing, index);
+    match statement::forget(clause) {
+        Some(statement::ForgetRequest::Everything) => {
+            let f = Fact {
+                attribute: super::FORGET_EVERYTHING.into(),
+                value: String::new(),
+                statement: "everything about the user".into(),
+                importance: 0.5,
+                default_ttl: None,
+            };
+            return vec![candidate(f, index, None, FactAction::Forget)];
+        }
+        Some(statement::ForgetRequest::Thing(thing)) => return forget(&thing, index),
+        None => {}
     }
     let mut asserted = Vec::new();
     let mut denied = false;
@@ -888,12 +928,25 @@ fn forget(thing: &str, index: usize) -> Vec<Candidate> {
     }
     let attribute = topic(thing);
     let words = thing.split_whitespace().count();
-    if attribute.is_none() && words < 2 {
+    // One word names something only when it is a name or a number
+    // ("forget Berlin"), matched against what is held by its value.
+    let named = words == 1
+        && thing
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+    if attribute.is_none() && words < 2 && !named {
         return out; // "forget it": nothing named
     }
     let f = Fact {
         attribute: attribute.unwrap_or_default(),
-        value: String::new(),
+        value: if named {
+            thing
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_owned()
+        } else {
+            String::new()
+        },
         statement: thing.to_owned(),
         importance: 0.5,
         default_ttl: None,

@@ -247,12 +247,118 @@ pub fn taken_back(clause: &str) -> Option<String> {
     changed.then(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// A request to forget, and what it names.
-static FORGET: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)^\s*(?:(?:please|kindly|hey|ok|okay|now|also|and)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would\s+like)\s+you\s+to\s+|i'd\s+like\s+you\s+to\s+)?(?:please\s+)?(?:forget|don't\s+remember|do\s+not\s+remember|stop\s+remembering|unlearn|delete|erase|remove|wipe|scrub|drop)\s+(?:about\s+)?(?:the\s+fact\s+)?(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
-    )
+/// Requests to forget, each with what it names (`inner`): in English (with
+/// the common wordings and misspellings of "forget"), German, Spanish,
+/// French, Italian, Portuguese, Dutch, Swedish, Danish, Norwegian, Polish,
+/// Russian, Chinese and Japanese. A verb that also deletes other things
+/// ("remove", "delete") counts only with a memory in view ("… from your
+/// memory", "what I told you", "the fact that", "the … thing").
+static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    const LEAD: &str = r"(?i)^\s*(?:(?:please|pls|plz|kindly|hey|ok|okay|now|also|and|oh|so|actually)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would\s+like)\s+you\s+to\s+|i'd\s+like\s+you\s+to\s+|you\s+can\s+|you\s+may\s+|just\s+)?(?:please\s+)?";
+    const FORGET_VERB: &str = r"(?:forget|forgt|forgett|foget|frget|forgeet|unremember|unlearn|don'?t\s+remember|do\s+not\s+remember|stop\s+remembering|don'?t\s+(?:keep|store|save|record|memori[sz]e|log|note\s+down|hold\s+on\s+to)|do\s+not\s+(?:keep|store|save|record|memori[sz]e)|stop\s+(?:storing|keeping|saving|recording))";
+    const DELETE_VERB: &str = r"(?:delete|erase|remove|wipe|scrub|drop|purge|clear|get\s+rid\s+of)";
+    const OBJECT: &str = r"(?:about\s+)?(?:the\s+fact\s+)?(?:that\s+)?";
+    let en = |p: &str| re(&format!("{LEAD}{p}"));
+    vec![
+        en(&format!(r"{FORGET_VERB}\s+{OBJECT}(?P<inner>.+?)[\s.!?]*$")),
+        en(&format!(
+            r"{DELETE_VERB}\s+(?:(?:what|everything|anything|all)\s+i\s+(?:said|told\s+you|mentioned|wrote)\s+(?:about|regarding|on)\s+|the\s+fact\s+that\s+|that\s+)(?P<inner>.+?)[\s.!?]*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+(?P<inner>.+?)\s+(?:from|out\s+of)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records|brain|mind)\b.*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+the\s+(?:part|bit|stuff|info|information|detail|details)\s+(?:about|on|regarding)\s+(?P<inner>.+?)(?:\s+from\s+.*)?[\s.!?]*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+the\s+(?P<inner>.+?)\s+(?:thing|stuff|part|bit|info)[\s.!?]*$"
+        )),
+        re(
+            r"(?i)^\s*(?:please\s+)?i\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*i'?d\s+rather\s+you\s+(?:didn'?t|did\s+not|don'?t)\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*never\s*mind\s+(?:what\s+i\s+(?:said|told\s+you|mentioned)\s+)?(?:about\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*scratch\s+that[,:;]?\s+(?P<inner>.+?)(?:\s+is\s+not\s+something\s+to\s+keep)?[\s.!?]*$",
+        ),
+        // Other languages.
+        re(
+            r"(?i)^\s*(?:bitte\s+)?(?:vergiss|vergessen\s+sie|vergesst|lösche|lösch|entferne|streiche)(?:\s+bitte)?[,\s]+(?:das\s+mit\s+|dass\s+|was\s+ich\s+(?:über|zu)\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:por\s+favor[,\s]+)?(?:olvida|olvide|olvidá|olvídate\s+de|olvidate\s+de|borra|borre|elimina|no\s+recuerdes)(?:\s+por\s+favor)?[,\s]+(?:que\s+|lo\s+de\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:s'il\s+te\s+pla[iî]t[,\s]+)?(?:oublie|oubliez|efface|effacez|supprime|supprimez|ne\s+retiens\s+pas)[,\s]+(?:que\s+|qu'|le\s+fait\s+que\s+)?(?P<inner>.+?)(?:,\s*s'il\s+te\s+pla[iî]t)?[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:per\s+favore[,\s]+)?(?:dimentica|dimenticati\s+di|dimentichi|cancella|elimina)[,\s]+(?:che\s+|il\s+fatto\s+che\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:por\s+favor[,\s]+)?(?:esqueça|esqueca|esquece|apague|apaga|remova|elimine)[,\s]+(?:que\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:alsjeblieft[,\s]+)?(?:vergeet|verwijder|wis)[,\s]+(?:dat\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(r"(?i)^\s*(?:glöm|glom|glem|radera|slet)[,\s]+(?:att\s+|at\s+)?(?P<inner>.+?)[\s.!?]*$"),
+        re(r"(?i)^\s*(?:zapomnij|usuń|zapomeň)[,\s]+(?:że\s+|že\s+)?(?P<inner>.+?)[\s.!?]*$"),
+        re(
+            r"(?i)^\s*(?:пожалуйста[,\s]+)?(?:забудь|забудьте|удали|сотри)[,\s]+(?:что\s+|о\s+том,?\s+что\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(r"^\s*(?:请)?(?:忘记|忘掉|删除|别记住|不要记住)(?P<inner>.+?)[。！？.!?]*$"),
+        re(
+            r"^\s*(?P<inner>.+?)(?:を|のことを|は)(?:忘れて|削除して|消して)(?:ください)?[。！？.!?]*$",
+        ),
+    ]
 });
+
+/// Asking to forget everything about the user, in the same languages.
+static FORGET_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^\s*(?:(?:please|pls|ok|okay|now)[,\s]+)*(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?",
+        r"(?:(?:forget|delete|erase|remove|wipe|clear|purge)\s+(?:everything|all|anything)\s+(?:(?:that\s+)?you\s+(?:know|have|remember|stored|saved|kept)|you've\s+got|there\s+is)?\s*(?:about|on|of|regarding)\s+me|",
+        r"(?:forget|delete|erase|remove|wipe|clear|purge)\s+all\s+(?:about\s+me|my\s+(?:data|information|info|memories|details|facts))|",
+        r"(?:forget|erase|delete)\s+me|",
+        r"vergiss\s+alles(?:\s+(?:über|von)\s+mich|,?\s+was\s+du\s+über\s+mich\s+weißt)|lösche\s+alles\s+über\s+mich|",
+        r"olvida\s+todo\s+(?:sobre|de)\s+mí|olvida\s+todo\s+lo\s+que\s+sabes\s+de\s+mí|borra\s+todo\s+(?:sobre|de)\s+mí|",
+        r"oublie\s+tout\s+(?:sur|de)\s+moi|oublie\s+tout\s+ce\s+que\s+tu\s+sais\s+(?:sur|de)\s+moi|efface\s+tout\s+(?:sur|de)\s+moi|",
+        r"dimentica\s+tutto\s+(?:di|su\s+di)\s+me|esqueça\s+tudo\s+(?:sobre|de)\s+mim|esquece\s+tudo\s+(?:sobre|de)\s+mim|",
+        r"vergeet\s+alles\s+over\s+mij|glöm\s+allt\s+om\s+mig|zapomnij\s+wszystko\s+o\s+mnie|забудь\s+вс[её]\s+обо\s+мне)",
+        r"(?:\s+(?:from|out\s+of)\s+(?:your\s+)?(?:memory|memories))?[\s.!?]*$|^\s*忘记关于我的一切|^\s*私のことを全部忘れて"
+    ))
+});
+
+/// What a forget request names, if the clause is one: `Everything`, or the
+/// thing ("that I live in Berlin" → "I live in Berlin"; "what I said about
+/// my dog" → "my dog").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForgetRequest {
+    Thing(String),
+    Everything,
+}
+
+/// A clause that asks to forget what is next to it without naming it
+/// ("scratch that", "forget that", "never mind that").
+pub fn forget_pointer(clause: &str) -> bool {
+    static POINTER: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^\s*(?:(?:oh|ok|okay|wait|no|sorry|actually|please)[,\s]+)*(?:scratch\s+that|forget\s+(?:that|it|this)|never\s*mind(?:\s+that)?|delete\s+that|strike\s+that|ignore\s+that|disregard\s+that|don'?t\s+(?:store|keep|save|remember)\s+(?:that|it|this)|vergiss\s+das|olvida\s+eso|oublie\s+(?:ça|ca)|dimentica(?:lo)?|esquece\s+isso)[\s.!,]*$",
+        )
+    });
+    POINTER.is_match(clause)
+}
+
+/// The request to forget a clause makes, if it makes one.
+pub fn forget(clause: &str) -> Option<ForgetRequest> {
+    if FORGET_ALL.is_match(clause) {
+        return Some(ForgetRequest::Everything);
+    }
+    forget_request(clause).map(ForgetRequest::Thing)
+}
 
 /// What a forget request leaves of the thing to forget.
 static FORGET_LEAD: LazyLock<Regex> = LazyLock::new(|| {
@@ -264,7 +370,7 @@ static FORGET_LEAD: LazyLock<Regex> = LazyLock::new(|| {
 /// The thing a forget request names ("that I live in Berlin" → "I live in
 /// Berlin"; "what I said about my dog" → "my dog"), if the clause is one.
 pub fn forget_request(clause: &str) -> Option<String> {
-    let c = FORGET.captures(clause)?;
+    let c = FORGET.iter().find_map(|p| p.captures(clause))?;
     let mut inner = c.name("inner")?.as_str().trim().to_owned();
     while let Some(m) = FORGET_LEAD.find(&inner) {
         if m.end() == 0 {

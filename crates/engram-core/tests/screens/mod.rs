@@ -7,7 +7,8 @@
 //! part's misses are ever printed; the report part gives figures.
 #![allow(dead_code)]
 
-// (the forget generator follows.)
+pub mod blind;
+pub mod forget;
 pub mod lookalikes;
 pub mod secrets;
 pub mod statements;

@@ -1,0 +1,171 @@
+//! Ways of asking to forget, generated: English wordings (polite, blunt,
+//! lower case, with typos), the same in other languages, and asking to
+//! forget everything; beside them what is not a request to forget ("I
+//! forgot my keys", a retraction, a plain fact).
+
+use super::{part_of, Part, Rng};
+
+pub struct Case {
+    pub class: &'static str,
+    pub part: Part,
+    pub text: String,
+    /// The value the request names (empty: everything, or not a request).
+    pub value: String,
+    /// Whether it is a request to forget.
+    pub forget: bool,
+    /// Whether it asks to forget everything about the user.
+    pub everything: bool,
+}
+
+const CITIES: &[&str] = &["Berlin", "Lisbon", "Tokyo", "Oslo", "Madrid"];
+const ORGS: &[&str] = &["Siemens", "Acme", "Netflix", "Airbus"];
+
+/// (English fact, value, German, Spanish, French, Italian, Portuguese, Dutch, Russian).
+fn fact(rng: &mut Rng) -> [String; 9] {
+    if rng.below(2) == 0 {
+        let c = *rng.pick(CITIES);
+        [
+            format!("I live in {c}"),
+            c.into(),
+            format!("ich in {c} wohne"),
+            format!("vivo en {c}"),
+            format!("j'habite à {c}"),
+            format!("vivo a {c}"),
+            format!("moro em {c}"),
+            format!("ik in {c} woon"),
+            format!("я живу в {c}"),
+        ]
+    } else {
+        let o = *rng.pick(ORGS);
+        [
+            format!("I work at {o}"),
+            o.into(),
+            format!("ich bei {o} arbeite"),
+            format!("trabajo en {o}"),
+            format!("je travaille chez {o}"),
+            format!("lavoro da {o}"),
+            format!("trabalho na {o}"),
+            format!("ik bij {o} werk"),
+            format!("я работаю в {o}"),
+        ]
+    }
+}
+
+const ENGLISH: &[&str] = &[
+    "Please forget that {f}.",
+    "forget that {f}",
+    "Can you forget that {f}?",
+    "I don't want you to remember that {f}.",
+    "Never mind what I said about {v}.",
+    "Scratch that, {f} is not something to keep.",
+    "Remove {v} from your memory.",
+    "Delete the {v} thing.",
+    "Don't keep that {f}.",
+    "Don't store that {f}.",
+    "Stop remembering that {f}.",
+    "pls forget {v}",
+    "forgt that {f}",
+    "Erase the fact that {f}.",
+    "You can forget about {v} now.",
+    "Wipe {v} from memory.",
+    "Could you delete what I told you about {v}?",
+    "I'd rather you didn't remember that {f}.",
+    "Please unremember {v}.",
+    "Drop the part about {v} from your notes.",
+];
+
+/// {f}: the fact in the language of the template (index into `fact`).
+const OTHER: &[(usize, &str)] = &[
+    (2, "Vergiss, dass {f}."),
+    (2, "Bitte vergiss, dass {f}."),
+    (2, "Lösche bitte, dass {f}."),
+    (3, "Olvida que {f}."),
+    (3, "Por favor, olvida que {f}."),
+    (3, "Borra que {f}."),
+    (4, "Oublie que {f}."),
+    (4, "Efface que {f}, s'il te plaît."),
+    (5, "Dimentica che {f}."),
+    (5, "Cancella che {f}."),
+    (6, "Esqueça que {f}."),
+    (6, "Apague que {f}."),
+    (7, "Vergeet dat {f}."),
+    (8, "Забудь, что {f}."),
+];
+
+const EVERYTHING: &[&str] = &[
+    "Please forget everything you know about me.",
+    "Forget all about me.",
+    "Delete everything you have about me.",
+    "Erase all my data from your memory.",
+    "forget everything about me",
+    "Vergiss alles über mich.",
+    "Olvida todo sobre mí.",
+    "Oublie tout ce que tu sais sur moi.",
+    "Dimentica tutto di me.",
+    "Esqueça tudo sobre mim.",
+];
+
+const NOT_FORGET: &[&str] = &[
+    "I forgot my keys at home.",
+    "I always forget my umbrella.",
+    "Don't forget to call your mother.",
+    "I no longer live in Berlin.",
+    "I live in Lisbon now.",
+    "I deleted my Facebook account.",
+    "Remove the onions from the recipe.",
+    "I keep forgetting that I live in a new city.",
+    "Never forget your roots.",
+    "I forgot that I had a dentist appointment.",
+];
+
+pub fn cases() -> Vec<Case> {
+    let mut rng = Rng::new(2829);
+    let mut out = Vec::new();
+    for t in ENGLISH {
+        for _ in 0..4 {
+            let f = fact(&mut rng);
+            out.push(Case {
+                class: "English wording",
+                part: part_of(t, "en"),
+                text: t.replace("{f}", &f[0]).replace("{v}", &f[1]),
+                value: f[1].clone(),
+                forget: true,
+                everything: false,
+            });
+        }
+    }
+    for (lang, t) in OTHER {
+        for _ in 0..4 {
+            let f = fact(&mut rng);
+            out.push(Case {
+                class: "other languages",
+                part: part_of(t, "other"),
+                text: t.replace("{f}", &f[*lang]),
+                value: f[1].clone(),
+                forget: true,
+                everything: false,
+            });
+        }
+    }
+    for t in EVERYTHING {
+        out.push(Case {
+            class: "forget everything",
+            part: part_of(t, "all"),
+            text: (*t).to_owned(),
+            value: String::new(),
+            forget: true,
+            everything: true,
+        });
+    }
+    for t in NOT_FORGET {
+        out.push(Case {
+            class: "not a request to forget",
+            part: part_of(t, "not"),
+            text: (*t).to_owned(),
+            value: String::new(),
+            forget: false,
+            everything: false,
+        });
+    }
+    out
+}
