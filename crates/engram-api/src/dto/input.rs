@@ -109,6 +109,8 @@ pub fn messages(
     // Consecutive messages of one speaker are screened together, so a
     // secret split across them ("my card is 4111 1111" + "1111 1111") is
     // found whole.
+    // Each message valid and all within the budget before any screening:
+    // what is over it is refused without the cost of reading it.
     let mut contents = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         contents.push(validate::content(
@@ -116,6 +118,15 @@ pub fn messages(
             &m.content,
             limits,
         )?);
+        total = total.saturating_add(m.content.chars().count());
+        if total > max_total_chars {
+            return Err(FieldError::new(
+                "messages",
+                format!(
+                    "at most {max_total_chars} characters in all messages of one request (ENGRAM_MAX_ADD_CHARS); send the rest in another request"
+                ),
+            ));
+        }
     }
     let mut screened: Vec<(String, Vec<&'static str>)> = Vec::with_capacity(messages.len());
     let mut start = 0;
@@ -129,15 +140,6 @@ pub fn messages(
         start = end;
     }
     for (m, (content, redacted)) in messages.iter().zip(screened) {
-        total = total.saturating_add(m.content.chars().count());
-        if total > max_total_chars {
-            return Err(FieldError::new(
-                "messages",
-                format!(
-                    "at most {max_total_chars} characters in all messages of one request (ENGRAM_MAX_ADD_CHARS); send the rest in another request"
-                ),
-            ));
-        }
         valid.push(ValidMessage {
             role: m.role,
             content,

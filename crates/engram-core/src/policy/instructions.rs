@@ -75,6 +75,10 @@ static INJECTIONS: LazyLock<(RegexSet, Vec<&'static str>)> = LazyLock::new(|| {
             "sends data elsewhere",
         ),
         (
+            r"(?i)\b(?:remember|store|save|memori[sz]e|keep)\b.{0,20}\b(?:permanently|forever|for\s+all\s+future|as\s+a\s+rule|this\s+rule|the\s+following\s+rule)",
+            "asks to store a rule",
+        ),
+        (
             r"(?i)\b(?:execute|run|eval)\b.{0,20}\b(?:command|script|code|shell|sql)\b|\brm -rf\b|\bcurl\s+https?://|\bwget\s+https?://",
             "asks to run code",
         ),
