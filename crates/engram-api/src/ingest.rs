@@ -320,11 +320,11 @@ pub(crate) async fn enqueue_inferred(
     };
     let job = NewJob {
         scope: common.scope.clone(),
-        payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        source_ref: request.source.source_ref.clone(),
+        payload: request,
         fingerprint,
         idempotency_key,
         max_attempts: state.config.job_max_attempts,
-        source_ref: request.source.source_ref.clone(),
     };
     let enqueued = state
         .store
@@ -434,7 +434,7 @@ pub(crate) fn session_append(
     messages: &[ValidMessage],
     infer: bool,
     allowances: (bool, bool),
-) -> Result<(Vec<NewTurn>, Option<NewJob>), ApiError> {
+) -> Result<(Vec<NewTurn>, Option<NewJob<ExtractionRequest>>), ApiError> {
     let said = said(messages, state.clock.now());
     let turns = said
         .iter()
@@ -467,7 +467,7 @@ pub(crate) fn session_append(
             agent_id: None,
             session_id: Some(session_id.to_owned()),
         },
-        payload: serde_json::to_value(&request).map_err(|e| ApiError::Internal(e.to_string()))?,
+        payload: request,
         idempotency_key: None,
         fingerprint: None,
         max_attempts: state.config.job_max_attempts,

@@ -150,9 +150,13 @@ async fn exposition(store: &Store) -> Result<Response, ApiError> {
     );
     let mut depth = Vec::new();
     let mut age = Vec::new();
-    for kind in ["extract", "summarize"] {
-        for status in ["queued", "running"] {
+    for kind in engram_store::JobKind::ALL {
+        for status in [
+            engram_core::JobStatus::Queued,
+            engram_core::JobStatus::Running,
+        ] {
             let q = queue.iter().find(|q| q.kind == kind && q.status == status);
+            let (kind, status) = (kind.as_str(), status.as_str());
             let labels = format!("kind=\"{kind}\",status=\"{status}\"");
             depth.push((labels.clone(), q.map_or(0.0, |q| q.count as f64)));
             age.push((labels, q.map_or(0.0, |q| q.oldest_age_secs)));

@@ -4,8 +4,8 @@
 //! least useful sentences go first.
 
 use async_trait::async_trait;
-use engram_core::extract::clauses;
 use engram_core::session::{SummarizeError, Summarizer, Turn};
+use engram_core::text::clauses;
 
 use crate::tokens::TokenCounter;
 

@@ -1,25 +1,30 @@
-//! Engram's domain: memory types and validated values, scoring, and the traits
-//! the outer layers implement (`Embedder`). No I/O, no HTTP, no SQL here.
+//! Engram's domain: memory types and validated values, the write policy and
+//! the decisions of the write path, ranking for the read path, and the
+//! lifecycle (consolidation, forgetting), with the traits the outer layers
+//! implement (`Embedder`, `Extractor`, `Summarizer`). No I/O, no HTTP, no SQL
+//! here.
+//!
+//! The folders show the flow; every module is also re-exported at the crate
+//! root (`engram_core::policy`, `engram_core::scoring`, …), so callers do not
+//! depend on the grouping:
+//! - `model/`: the records and values every layer shares, and the ports;
+//! - `text/`: splitting text into sentences and clauses, what a statement
+//!   does (assert, ask, imagine, quote, forget), time phrases;
+//! - `write/`: extraction, the write policy (screens), the decision rules;
+//! - `read/`: scoring, fusing dense and lexical relevance, dates in queries;
+//! - `lifecycle/`: consolidation and what a deletion leaves behind.
 
-pub mod access;
-pub mod clock;
-pub mod consolidate;
-pub mod cursor;
-pub mod decide;
-pub mod embed;
-pub mod extract;
-pub mod forget;
-pub mod hybrid;
-pub mod memory;
-pub mod policy;
-pub mod query;
-pub mod querytime;
-pub mod scoring;
-pub mod session;
+pub mod lifecycle;
+pub mod model;
+pub mod read;
 pub mod text;
-pub mod time;
-pub mod timephrase;
-pub mod validate;
+pub mod write;
+
+pub use lifecycle::{consolidate, forget};
+pub use model::{access, clock, cursor, embed, memory, query, session, time, validate};
+pub use read::{hybrid, querytime, scoring};
+pub use text::timephrase;
+pub use write::{decide, extract, policy};
 
 pub use access::{Access, BindingRefusal, KeyBinding, Role};
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -19,7 +19,7 @@ use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
 use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::Store;
-use engram_worker::{JobHandlers, PipelineConfig};
+use engram_worker::{HandlerConfig, JobHandlers};
 use sqlx::postgres::PgPoolOptions;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -165,9 +165,9 @@ pub fn conflict_reviewer(llm: &config::LlmArgs) -> Option<Arc<dyn ConflictReview
     })
 }
 
-/// The pipeline the workers run (extraction and summaries), with the
-/// extractive summarizer and default sizes; `with_context` changes them.
-pub fn pipeline(
+/// The job handlers the workers run, with the extractive summarizer and
+/// default sizes; `configured_handlers` sets them from the configuration.
+pub fn job_handlers(
     store: Store,
     embedder: Arc<dyn Embedder>,
     extractor: Arc<dyn Extractor>,
@@ -183,14 +183,15 @@ pub fn pipeline(
             counter: counter.clone(),
         }),
         counter,
-        config: PipelineConfig::default(),
+        config: HandlerConfig::default(),
         reviewer: None,
     }
 }
 
-/// The pipeline as configured: the LLM (or rules and extractive summaries),
-/// the tokenizer, the summary size, and what consolidation jobs change.
-pub fn configured_pipeline(
+/// The job handlers as configured: the LLM (or rules and extractive
+/// summaries), the tokenizer, the summary size, and what consolidation jobs
+/// change.
+pub fn configured_handlers(
     store: Store,
     embedder: Arc<dyn Embedder>,
     llm: &config::LlmArgs,
@@ -199,13 +200,13 @@ pub fn configured_pipeline(
     clock: Arc<dyn Clock>,
 ) -> Arc<JobHandlers> {
     let counter = TokenCounter::new(context.tokenizer);
-    let mut p = pipeline(store, embedder, extractor(llm), clock);
-    p.summarizer = summarizer(llm, &counter);
-    p.counter = counter;
-    p.config.summary_max_tokens = context.summary_max_tokens as usize;
-    p.config.consolidation = consolidation;
-    p.reviewer = conflict_reviewer(llm);
-    Arc::new(p)
+    let mut handlers = job_handlers(store, embedder, extractor(llm), clock);
+    handlers.summarizer = summarizer(llm, &counter);
+    handlers.counter = counter;
+    handlers.config.summary_max_tokens = context.summary_max_tokens as usize;
+    handlers.config.consolidation = consolidation;
+    handlers.reviewer = conflict_reviewer(llm);
+    Arc::new(handlers)
 }
 
 /// How long in-flight requests may run on after a shutdown signal: a client

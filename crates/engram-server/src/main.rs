@@ -10,7 +10,7 @@ use engram_server::config::{
     ServeArgs, WorkerArgs,
 };
 use engram_server::{
-    cli, configured_pipeline, connect, embedder, prepare, serve, serve_metrics, shutdown_signal,
+    cli, configured_handlers, connect, embedder, prepare, serve, serve_metrics, shutdown_signal,
     telemetry,
 };
 
@@ -342,7 +342,7 @@ async fn run() -> anyhow::Result<()> {
             .await?;
             let (stop, stopped) = tokio::sync::watch::channel(false);
             let mut workers = engram_worker::spawn_workers(
-                configured_pipeline(
+                configured_handlers(
                     store.clone(),
                     embedder,
                     &llm,
@@ -408,7 +408,7 @@ async fn run() -> anyhow::Result<()> {
                 None => None,
             };
             let workers = engram_worker::spawn_workers(
-                configured_pipeline(
+                configured_handlers(
                     store,
                     embedder,
                     &llm,

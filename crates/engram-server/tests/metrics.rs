@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{fast_workers, spawn_app_extracting};
+use common::fast_workers;
 use serde_json::json;
 use sqlx::PgPool;
 
@@ -61,7 +61,11 @@ async fn a_scrape_shows_requests_embedding_jobs_extraction_and_llm_use(pool: PgP
         timeout: std::time::Duration::from_secs(2),
         ..Default::default()
     });
-    let app = spawn_app_extracting(pool, Default::default(), fast_workers(1), Arc::new(llm)).await;
+    let app = common::TestApp::builder(pool)
+        .workers(fast_workers(1))
+        .extractor(Arc::new(llm))
+        .spawn()
+        .await;
 
     app.infer("m", "I live in Oslo.").await;
     app.search(json!({"user_id": "m", "query": "where do I live"}))

@@ -336,22 +336,29 @@ impl ExtractionTx {
     }
 
     /// Retires `targets` (a soft delete: revert undoes it) because the user
-    /// took the fact back or asked that it be forgotten; `event` is RETRACT
-    /// or FORGET. Forgetting also redacts what they stated from the sessions
+    /// took the fact back (`action` Retract) or asked that it be forgotten
+    /// (Forget). Forgetting also redacts what they stated from the sessions
     /// they came from and from this job's (the request itself): a taken-back
     /// fact was said, a forgotten one is to leave no trace. Returns the ids
     /// and contents retired.
     pub async fn retire(
         &mut self,
         targets: &[Uuid],
-        event: &str,
+        action: engram_core::extract::FactAction,
         c: &Candidate,
         ctx: &FactContext,
         reason: &str,
     ) -> Result<Vec<(Uuid, String)>, StoreError> {
+        let forget = action == engram_core::extract::FactAction::Forget;
+        let event = if forget {
+            engram_core::HistoryEvent::Forget
+        } else {
+            engram_core::HistoryEvent::Retract
+        }
+        .as_str();
         let mut targets = targets.to_vec();
         let mut earlier: Vec<(Uuid, String)> = Vec::new();
-        if event == "FORGET" {
+        if forget {
             // The verbatim copies of the messages these facts came from
             // (`store_raw`), found by the jobs that wrote the facts, not by
             // likeness: they hold the same words.

@@ -3,12 +3,20 @@
 //! Why not apalis or underway: both keep jobs in tables of their own shape, with
 //! no tenant_id to distribute by (Citus) or to filter by (isolation), and no
 //! place to erase a user's job payloads for GDPR. The queue Engram needs is small:
-//! rows claimed with `FOR UPDATE SKIP LOCKED` under a lease, enqueued in the same
-//! transaction as the write that needs them, woken with LISTEN/NOTIFY, retried
-//! with backoff, failed visibly after `max_attempts`.
+//! rows claimed under a lease by a conditional single-row UPDATE (not `FOR
+//! UPDATE SKIP LOCKED`, which Citus refuses across shards: see `claim_job`),
+//! enqueued in the same transaction as the write that needs them, woken with
+//! LISTEN/NOTIFY, retried with backoff, failed visibly after `max_attempts`.
+//!
+//! A job's kind and its payload's type are tied by [`JobPayload`]: a
+//! [`NewJob`] of a payload can only be enqueued as that payload's kind, and a
+//! [`JobRow`] hands its payload out only as the type of its kind.
 
 use chrono::{DateTime, Utc};
+use engram_core::extract::ExtractionRequest;
 use engram_core::{JobStatus, NewMemory, Scope};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -23,10 +31,11 @@ const CLAIM_CANDIDATES: i64 = 8;
 /// The channel workers LISTEN on; a NOTIFY is sent when a job is enqueued.
 pub const JOBS_CHANNEL: &str = "engram_jobs";
 
+/// A job to enqueue, carrying a payload of one kind.
 #[derive(Debug, Clone)]
-pub struct NewJob {
+pub struct NewJob<P: JobPayload> {
     pub scope: Scope,
-    pub payload: Value,
+    pub payload: P,
     pub idempotency_key: Option<String>,
     /// What the idempotency key stands for (a hash of the scope and the
     /// request): the same key with a different request is refused.
@@ -40,8 +49,10 @@ pub struct NewJob {
 /// Jobs of one kind and status still to finish.
 #[derive(Debug, sqlx::FromRow)]
 pub struct QueueStat {
-    pub kind: String,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub kind: JobKind,
+    #[sqlx(try_from = "String")]
+    pub status: JobStatus,
     pub count: i64,
     pub oldest_age_secs: f64,
 }
@@ -50,9 +61,11 @@ pub struct QueueStat {
 pub struct JobRow {
     pub tenant_id: Uuid,
     pub id: Uuid,
-    /// `extract` or `summarize` (JobKind).
-    pub kind: String,
-    pub status: String,
+    /// The table's CHECK constraints hold both to the enums' values.
+    #[sqlx(try_from = "String")]
+    pub kind: JobKind,
+    #[sqlx(try_from = "String")]
+    pub status: JobStatus,
     pub user_id: Option<String>,
     pub agent_id: Option<String>,
     pub session_id: Option<String>,
@@ -67,8 +80,17 @@ pub struct JobRow {
 }
 
 impl JobRow {
-    pub fn status(&self) -> JobStatus {
-        JobStatus::parse(&self.status).unwrap_or(JobStatus::Queued)
+    /// The payload as its kind's type; an error when the job is of another
+    /// kind, or its payload is gone (finished, failed) or unreadable.
+    pub fn payload<P: JobPayload>(&self) -> Result<P, PayloadError> {
+        if self.kind != P::KIND {
+            return Err(PayloadError::Kind {
+                job: self.kind,
+                wanted: P::KIND,
+            });
+        }
+        let payload = self.payload.clone().ok_or(PayloadError::Missing)?;
+        serde_json::from_value(payload).map_err(|e| PayloadError::Unreadable(e.to_string()))
     }
 
     pub fn scope(&self) -> Scope {
@@ -127,6 +149,49 @@ impl JobKind {
     }
 }
 
+impl std::fmt::Display for JobKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Read from the `kind` column (held to these values by a CHECK).
+impl TryFrom<String> for JobKind {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Self::parse(&s).ok_or_else(|| format!("unknown job kind {s:?}"))
+    }
+}
+
+/// The type a job of one kind carries: the one tie between a kind and its
+/// payload, so an enqueue cannot pair them wrongly.
+pub trait JobPayload: Serialize + DeserializeOwned + Send + Sync {
+    const KIND: JobKind;
+}
+
+impl JobPayload for ExtractionRequest {
+    const KIND: JobKind = JobKind::Extract;
+}
+
+impl JobPayload for SummarizePayload {
+    const KIND: JobKind = JobKind::Summarize;
+}
+
+impl JobPayload for ConsolidatePayload {
+    const KIND: JobKind = JobKind::Consolidate;
+}
+
+/// Why a claimed job's payload cannot be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PayloadError {
+    #[error("a {job} job read as a {wanted} payload")]
+    Kind { job: JobKind, wanted: JobKind },
+    #[error("the job has no payload")]
+    Missing,
+    #[error("the job payload is unreadable: {0}")]
+    Unreadable(String),
+}
+
 /// What a summarize job carries.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SummarizePayload {
@@ -154,12 +219,13 @@ pub enum ConsolidateOutcome {
 
 /// Inserts a job inside the caller's transaction and wakes the workers when
 /// it commits; `None` when the idempotency key names an existing job.
-pub(crate) async fn insert_job_in(
+pub(crate) async fn insert_job_in<P: JobPayload>(
     tx: &mut sqlx::PgConnection,
     tenant: Uuid,
-    kind: JobKind,
-    job: &NewJob,
+    job: &NewJob<P>,
 ) -> Result<Option<Uuid>, StoreError> {
+    let payload = serde_json::to_value(&job.payload)
+        .map_err(|e| StoreError::Internal(format!("a job payload did not serialise: {e}")))?;
     let id: Option<Uuid> = sqlx::query_scalar(
         "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref, request_fingerprint)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -168,11 +234,11 @@ pub(crate) async fn insert_job_in(
     )
     .bind(tenant)
     .bind(Uuid::now_v7())
-    .bind(kind.as_str())
+    .bind(P::KIND.as_str())
     .bind(&job.scope.user_id)
     .bind(&job.scope.agent_id)
     .bind(&job.scope.session_id)
-    .bind(&job.payload)
+    .bind(&payload)
     .bind(&job.idempotency_key)
     .bind(job.max_attempts)
     .bind(&job.source_ref)
@@ -221,7 +287,7 @@ impl Store {
     pub async fn enqueue_extraction(
         &self,
         tenant: Uuid,
-        job: &NewJob,
+        job: &NewJob<ExtractionRequest>,
         raw: &[(NewMemory, Vec<f32>)],
         actor: &str,
     ) -> Result<Enqueued, StoreError> {
@@ -231,7 +297,7 @@ impl Store {
                 .map(|s| (job.scope.user_id.as_deref(), s))
                 .collect();
         refuse_foreign_sessions(&mut tx, tenant, &named).await?;
-        let id = insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?;
+        let id = insert_job_in(&mut tx, tenant, job).await?;
         let Some(job_id) = id else {
             let (existing, fingerprint): (Uuid, Option<String>) = sqlx::query_as(
                 "SELECT id, request_fingerprint FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
@@ -292,7 +358,7 @@ impl Store {
                 user_id: payload.user_id.clone(),
                 ..Default::default()
             },
-            payload: serde_json::to_value(payload).unwrap_or_default(),
+            payload: payload.clone(),
             idempotency_key: None,
             fingerprint: None,
             // A run resumes where it stopped; one attempt more is enough.
@@ -300,7 +366,7 @@ impl Store {
             source_ref: None,
         };
         let mut tx = self.tenant_tx(tenant).await?;
-        let id = insert_job_in(&mut tx, tenant, JobKind::Consolidate, &job)
+        let id = insert_job_in(&mut tx, tenant, &job)
             .await?
             .ok_or_else(|| StoreError::Internal("the job was not created".into()))?;
         tx.commit().await?;

@@ -15,13 +15,13 @@ mod export;
 mod extraction;
 mod jobs;
 mod keys;
-mod lexical;
 mod memories;
 pub mod migrate;
 mod profile;
 mod pseudonyms;
 mod revert;
 mod rows;
+mod search;
 mod sessions;
 mod tenant;
 
@@ -35,13 +35,14 @@ pub use export::{
 };
 pub use extraction::{ExtractionTx, FactContext};
 pub use jobs::{
-    ConsolidateOutcome, ConsolidatePayload, Enqueued, JobKind, JobRow, NewJob, QueueStat,
-    SummarizePayload, JOBS_CHANNEL,
+    ConsolidateOutcome, ConsolidatePayload, Enqueued, JobKind, JobPayload, JobRow, NewJob,
+    PayloadError, QueueStat, SummarizePayload, JOBS_CHANNEL,
 };
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
-pub use memories::{Candidate, InsertOutcome};
+pub use memories::InsertOutcome;
 pub use profile::UserSummary;
 pub use revert::LatestChange;
+pub use search::Candidate;
 pub use sessions::{
     Append, Appended, NewSummary, NewTurn, SessionInfo, SessionState, SessionSummary, SessionTurn,
     SummaryWork, TrailingTurn,

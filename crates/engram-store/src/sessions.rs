@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::jobs::{finish_job_in, insert_job_in, JobKind, NewJob, SummarizePayload};
+use crate::jobs::{finish_job_in, insert_job_in, NewJob, SummarizePayload};
 use crate::tenant::end_read;
 use crate::{ConflictKind, Store, StoreError};
 
@@ -57,7 +57,7 @@ pub struct Append<'a> {
     pub window_tokens: i32,
     pub turns: &'a [NewTurn],
     /// The extraction job for these turns, if any.
-    pub extract: Option<&'a NewJob>,
+    pub extract: Option<&'a NewJob<engram_core::extract::ExtractionRequest>>,
     /// Attempts for the summarize job.
     pub max_attempts: i32,
     /// Earlier turns to redact with this append: (seq, content as read,
@@ -211,22 +211,21 @@ impl Store {
                         agent_id: None,
                         session_id: Some(session_id.to_owned()),
                     },
-                    payload: serde_json::to_value(SummarizePayload {
+                    payload: SummarizePayload {
                         session_id: session_id.to_owned(),
                         through_seq: through,
-                    })
-                    .unwrap_or_default(),
+                    },
                     idempotency_key: Some(format!("summarize:{session_id}:{through}")),
                     fingerprint: None,
                     max_attempts,
                     source_ref: None,
                 };
-                insert_job_in(&mut tx, tenant, JobKind::Summarize, &job).await?
+                insert_job_in(&mut tx, tenant, &job).await?
             }
             None => None,
         };
         let extract_job = match extract {
-            Some(job) => insert_job_in(&mut tx, tenant, JobKind::Extract, job).await?,
+            Some(job) => insert_job_in(&mut tx, tenant, job).await?,
             None => None,
         };
         tx.commit().await?;

@@ -1,12 +1,13 @@
-//! Background work: extraction jobs taken from Postgres, run through the write
-//! policy, an extractor and the decision rules, and applied in one transaction.
+//! Background work: jobs claimed from Postgres (`runner`) and handed to the
+//! handler of their kind (`jobs/`: extract, summarize, consolidate); the
+//! consolidation runs those jobs and the schedule start (`consolidation`).
 
-mod consolidate;
-mod pipeline;
+mod consolidation;
+mod jobs;
 mod runner;
 
-pub use consolidate::{
+pub use consolidation::{
     parse_schedule, spawn_schedule, ConsolidationSettings, Consolidator, RunTarget,
 };
-pub use pipeline::{JobHandlers, PipelineConfig, ResultItem};
+pub use jobs::{HandlerConfig, JobError, JobHandlers, ResultItem};
 pub use runner::{run_one, spawn_workers, WorkerConfig};

@@ -9,7 +9,7 @@ use sqlx::postgres::PgListener;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::pipeline::JobHandlers;
+use crate::jobs::JobHandlers;
 
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -48,7 +48,7 @@ fn backoff(config: &WorkerConfig, attempts: i32) -> Duration {
 /// supervised: should it ever panic it is started again, so no input can
 /// leave a process without workers.
 pub fn spawn_workers(
-    pipeline: Arc<JobHandlers>,
+    handlers: Arc<JobHandlers>,
     config: WorkerConfig,
     stop: watch::Receiver<bool>,
 ) -> Vec<JoinHandle<()>> {
@@ -57,7 +57,7 @@ pub fn spawn_workers(
     }
     let wake = Arc::new(Notify::new());
     let mut handles = vec![tokio::spawn(listen(
-        pipeline.clone(),
+        handlers.clone(),
         wake.clone(),
         stop.clone(),
     ))];
@@ -73,12 +73,12 @@ pub fn spawn_workers(
             &[JobKind::Consolidate][..],
         )));
     for (name, kinds) in lanes {
-        let (pipeline, config, wake, stop) =
-            (pipeline.clone(), config.clone(), wake.clone(), stop.clone());
+        let (handlers, config, wake, stop) =
+            (handlers.clone(), config.clone(), wake.clone(), stop.clone());
         handles.push(tokio::spawn(async move {
             loop {
                 let task = tokio::spawn(work(
-                    pipeline.clone(),
+                    handlers.clone(),
                     config.clone(),
                     name.clone(),
                     kinds,
@@ -98,9 +98,9 @@ pub fn spawn_workers(
     handles
 }
 
-async fn listen(pipeline: Arc<JobHandlers>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+async fn listen(handlers: Arc<JobHandlers>, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
     loop {
-        let mut listener = match PgListener::connect_with(pipeline.store.pool()).await {
+        let mut listener = match PgListener::connect_with(handlers.store.pool()).await {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!(error = %e, "job listener could not connect; polling only");
@@ -123,7 +123,7 @@ async fn listen(pipeline: Arc<JobHandlers>, wake: Arc<Notify>, mut stop: watch::
 }
 
 async fn work(
-    pipeline: Arc<JobHandlers>,
+    handlers: Arc<JobHandlers>,
     config: WorkerConfig,
     name: String,
     kinds: &'static [JobKind],
@@ -131,7 +131,7 @@ async fn work(
     mut stop: watch::Receiver<bool>,
 ) {
     while !*stop.borrow() {
-        match run_one(&pipeline, &config, &name, kinds).await {
+        match run_one(&handlers, &config, &name, kinds).await {
             Ok(true) => continue,
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "could not claim a job"),
@@ -146,7 +146,6 @@ async fn work(
     }
 }
 
-/// What ended a job's attempt other than finishing.
 /// How long a consolidation job may run.
 const CONSOLIDATION_LEASE: Duration = Duration::from_secs(6 * 3600);
 
@@ -160,12 +159,12 @@ const PANICKED: &str =
 /// maximum) and never the worker's; an attempt that outlives the lease is
 /// abandoned and counted the same way.
 pub async fn run_one(
-    pipeline: &Arc<JobHandlers>,
+    handlers: &Arc<JobHandlers>,
     config: &WorkerConfig,
     name: &str,
     kinds: &[JobKind],
 ) -> Result<bool, engram_store::StoreError> {
-    let Some(job) = pipeline
+    let Some(job) = handlers
         .store
         .claim_job(name, config.lease.as_secs_f64(), kinds)
         .await?
@@ -175,9 +174,9 @@ pub async fn run_one(
     let started = std::time::Instant::now();
     // A consolidation run can outlast an extraction's lease by far; it
     // heartbeats on its own record and resumes where it stopped.
-    let lease = if job.kind == JobKind::Consolidate.as_str() {
+    let lease = if job.kind == JobKind::Consolidate {
         let lease = config.lease.max(CONSOLIDATION_LEASE);
-        pipeline
+        handlers
             .store
             .extend_lease(job.id, lease.as_secs_f64())
             .await?;
@@ -186,8 +185,8 @@ pub async fn run_one(
         config.lease
     };
     let task = tokio::spawn({
-        let (pipeline, job) = (pipeline.clone(), job.clone());
-        async move { pipeline.process(&job).await }
+        let (handlers, job) = (handlers.clone(), job.clone());
+        async move { handlers.process(&job).await }
     });
     let abort = task.abort_handle();
     let attempt = match tokio::time::timeout(lease, task).await {
@@ -210,13 +209,14 @@ pub async fn run_one(
         Ok(results) => {
             tracing::info!(job = %job.id, results = results.len(), ms = started.elapsed().as_millis() as u64, "job done");
             for r in &results {
-                metrics::counter!("engram_extraction_facts_total", "event" => r.event).increment(1);
+                metrics::counter!("engram_extraction_facts_total", "event" => r.event.as_str())
+                    .increment(1);
             }
             "done"
         }
         Err(error) => {
             let retry = backoff(config, job.attempts);
-            match pipeline
+            match handlers
                 .store
                 .fail_job(job.tenant_id, job.id, &error, retry.as_secs_f64())
                 .await?
@@ -226,7 +226,7 @@ pub async fn run_one(
                     // a value): logs never carry memory text.
                     let error = engram_core::text::without_quoted(&error);
                     tracing::warn!(job = %job.id, attempts = job.attempts, status = status.as_str(), error = %error, "job attempt failed");
-                    if status.as_str() == "failed" {
+                    if status == engram_core::JobStatus::Failed {
                         "failed"
                     } else {
                         "retry"
@@ -239,7 +239,7 @@ pub async fn run_one(
             }
         }
     };
-    let labels = [("kind", job.kind.clone()), ("outcome", outcome.to_owned())];
+    let labels = [("kind", job.kind.as_str()), ("outcome", outcome)];
     metrics::counter!("engram_jobs_total", &labels).increment(1);
     metrics::histogram!("engram_job_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());

@@ -24,7 +24,7 @@ impl From<engram_store::JobRow> for JobOut {
     fn from(j: engram_store::JobRow) -> Self {
         Self {
             job_id: j.id,
-            status: j.status(),
+            status: j.status,
             attempts: j.attempts,
             max_attempts: j.max_attempts,
             error: j.last_error,

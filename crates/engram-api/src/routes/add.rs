@@ -50,7 +50,7 @@ async fn add_inferred(
         JobStatus::Queued
     } else {
         let job = state.store.get_job(caller.tenant_id, enqueued.job_id);
-        job.await?.status()
+        job.await?.status
     };
     let body = AddJobResponse {
         job_id: enqueued.job_id,

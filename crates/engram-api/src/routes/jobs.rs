@@ -36,7 +36,7 @@ pub(crate) async fn wait_for_job(
     let deadline = now.checked_add(timeout).unwrap_or(now);
     loop {
         let job = state.store.get_job(tenant, id).await?;
-        if matches!(job.status(), JobStatus::Done | JobStatus::Failed) {
+        if matches!(job.status, JobStatus::Done | JobStatus::Failed) {
             return Ok(Some(job));
         }
         if tokio::time::Instant::now() >= deadline {

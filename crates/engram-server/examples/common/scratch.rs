@@ -36,7 +36,7 @@ pub async fn serve_with_rules(
     let (stop, stopped) = tokio::sync::watch::channel(false);
     std::mem::forget(stop);
     engram_worker::spawn_workers(
-        Arc::new(engram_server::pipeline(
+        Arc::new(engram_server::job_handlers(
             store,
             embedder.clone(),
             Arc::new(engram_core::extract::RulesExtractor),

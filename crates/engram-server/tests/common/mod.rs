@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use engram_api::ApiConfig;
 use engram_core::{Embedder, ManualClock};
 use engram_store::Store;
-use engram_worker::WorkerConfig;
+use engram_worker::{JobHandlers, WorkerConfig};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -36,14 +36,110 @@ pub struct TestApp {
     pub clock: Arc<ManualClock>,
     /// Stops the background workers when sent `true`.
     pub stop_workers: tokio::sync::watch::Sender<bool>,
+    /// What the workers run jobs with, for `run_pending_jobs`.
+    pub handlers: Arc<JobHandlers>,
+    workers: WorkerConfig,
 }
 
+/// How a test's app is made: `TestApp::builder(pool)…spawn()` (crates.io's
+/// test-app shape); `spawn_app(pool)` for the defaults.
+pub struct TestAppBuilder {
+    pool: PgPool,
+    config: ApiConfig,
+    workers: WorkerConfig,
+    extractor: Arc<dyn engram_core::extract::Extractor>,
+    summarizer: Option<Arc<dyn engram_context::Summarizer>>,
+    reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
+}
+
+impl TestApp {
+    pub fn builder(pool: PgPool) -> TestAppBuilder {
+        TestAppBuilder {
+            pool,
+            config: ApiConfig::default(),
+            workers: fast_workers(1),
+            extractor: Arc::new(engram_core::extract::RulesExtractor),
+            summarizer: None,
+            reviewer: None,
+        }
+    }
+}
+
+impl TestAppBuilder {
+    pub fn config(mut self, config: ApiConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Background workers (`fast_workers(0)` for none: then only
+    /// `run_pending_jobs` runs jobs).
+    pub fn workers(mut self, workers: WorkerConfig) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    pub fn extractor(mut self, extractor: Arc<dyn engram_core::extract::Extractor>) -> Self {
+        self.extractor = extractor;
+        self
+    }
+
+    pub fn summarizer(mut self, summarizer: Arc<dyn engram_context::Summarizer>) -> Self {
+        self.summarizer = Some(summarizer);
+        self
+    }
+
+    pub fn reviewer(
+        mut self,
+        reviewer: Arc<dyn engram_core::consolidate::ConflictReviewer>,
+    ) -> Self {
+        self.reviewer = Some(reviewer);
+        self
+    }
+
+    pub async fn spawn(self) -> TestApp {
+        let _ = tracing_subscriber::fmt()
+            .with_test_writer()
+            .with_env_filter("warn,sqlx=error")
+            .try_init();
+        let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
+        let store = Store::new(self.pool.clone());
+        let (state, _usage) =
+            engram_server::prepare(store.clone(), embedder(), self.config, KEY, clock.clone())
+                .await
+                .expect("state prepares");
+        let mut handlers =
+            engram_server::job_handlers(store, embedder(), self.extractor, clock.clone());
+        if let Some(s) = self.summarizer {
+            handlers.summarizer = s;
+        }
+        handlers.reviewer = self.reviewer;
+        let handlers = Arc::new(handlers);
+        let (stop_workers, stopped) = tokio::sync::watch::channel(false);
+        engram_worker::spawn_workers(handlers.clone(), self.workers.clone(), stopped);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let addr = listener.local_addr().expect("has an address");
+        tokio::spawn(engram_server::serve(
+            listener,
+            state,
+            std::future::pending(),
+        ));
+        TestApp {
+            addr,
+            pool: self.pool,
+            client: reqwest::Client::new(),
+            clock,
+            stop_workers,
+            handlers,
+            workers: self.workers,
+        }
+    }
+}
+
+/// The app with its defaults: the rules extractor, one fast worker.
 pub async fn spawn_app(pool: PgPool) -> TestApp {
-    spawn_app_with(pool, ApiConfig::default()).await
-}
-
-pub async fn spawn_app_with(pool: PgPool, config: ApiConfig) -> TestApp {
-    spawn_app_full(pool, config, fast_workers(1)).await
+    TestApp::builder(pool).spawn().await
 }
 
 /// Workers that poll often and retry quickly, for tests.
@@ -54,88 +150,6 @@ pub fn fast_workers(workers: usize) -> WorkerConfig {
         poll_interval: std::time::Duration::from_millis(50),
         backoff_base: std::time::Duration::from_millis(50),
         max_backoff: std::time::Duration::from_millis(200),
-    }
-}
-
-pub async fn spawn_app_full(pool: PgPool, config: ApiConfig, workers: WorkerConfig) -> TestApp {
-    spawn_app_extracting(
-        pool,
-        config,
-        workers,
-        Arc::new(engram_core::extract::RulesExtractor),
-    )
-    .await
-}
-
-pub async fn spawn_app_extracting(
-    pool: PgPool,
-    config: ApiConfig,
-    workers: WorkerConfig,
-    extractor: Arc<dyn engram_core::extract::Extractor>,
-) -> TestApp {
-    spawn_app_models(pool, config, workers, extractor, None).await
-}
-
-/// The app with the given extractor and, when given, summarizer (the
-/// extractive one otherwise).
-pub async fn spawn_app_models(
-    pool: PgPool,
-    config: ApiConfig,
-    workers: WorkerConfig,
-    extractor: Arc<dyn engram_core::extract::Extractor>,
-    summarizer: Option<Arc<dyn engram_context::Summarizer>>,
-) -> TestApp {
-    spawn_app_reviewing(pool, config, workers, extractor, summarizer, None).await
-}
-
-/// As `spawn_app_models`, with a reviewer of weak conflicts for the
-/// consolidation jobs the workers run.
-pub async fn spawn_app_reviewing(
-    pool: PgPool,
-    config: ApiConfig,
-    workers: WorkerConfig,
-    extractor: Arc<dyn engram_core::extract::Extractor>,
-    summarizer: Option<Arc<dyn engram_context::Summarizer>>,
-    reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
-) -> TestApp {
-    let _ = tracing_subscriber::fmt()
-        .with_test_writer()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
-    let store = Store::new(pool.clone());
-    let (state, _usage) =
-        engram_server::prepare(store.clone(), embedder(), config, KEY, clock.clone())
-            .await
-            .expect("state prepares");
-    let (stop_workers, stopped) = tokio::sync::watch::channel(false);
-    engram_worker::spawn_workers(
-        Arc::new({
-            let mut p = engram_server::pipeline(store, embedder(), extractor, clock.clone());
-            if let Some(s) = summarizer {
-                p.summarizer = s;
-            }
-            p.reviewer = reviewer;
-            p
-        }),
-        workers,
-        stopped,
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("binds");
-    let addr = listener.local_addr().expect("has an address");
-    tokio::spawn(engram_server::serve(
-        listener,
-        state,
-        std::future::pending(),
-    ));
-    TestApp {
-        addr,
-        pool,
-        client: reqwest::Client::new(),
-        clock,
-        stop_workers,
     }
 }
 
@@ -227,8 +241,29 @@ impl TestApp {
         r.body
     }
 
-    /// Waits until every job in the database has ended.
+    /// Runs the jobs that are due now, here, one after another, until none
+    /// is left (crates.io's `run_pending_background_jobs`): no polling, and
+    /// it returns when they are done. The number run.
+    pub async fn run_pending_jobs(&self) -> usize {
+        let mut n = 0;
+        while engram_worker::run_one(
+            &self.handlers,
+            &self.workers,
+            "test",
+            &engram_store::JobKind::ALL,
+        )
+        .await
+        .expect("a job is claimed")
+        {
+            n += 1;
+        }
+        n
+    }
+
+    /// Every job in the database ended: the due ones run here, then any a
+    /// background worker holds are waited for.
     pub async fn settle(&self) {
+        self.run_pending_jobs().await;
         for _ in 0..400 {
             let open: i64 = sqlx::query_scalar(
                 "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')",

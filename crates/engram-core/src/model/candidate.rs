@@ -1,0 +1,88 @@
+//! What the write path carries: the messages an extraction job holds and
+//! the candidate facts an extractor proposes from them. Here, apart from
+//! the extractors, so the write policy and the decision rules read them
+//! without depending on extraction.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::{MemoryKind, Source};
+
+/// The attribute of a request to forget everything about the user: it
+/// names every memory of the scope.
+pub const FORGET_EVERYTHING: &str = "*";
+
+/// What an extraction job holds until it ends: the messages (secrets already
+/// redacted) and how to treat them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExtractionRequest {
+    pub messages: Vec<InputMessage>,
+    pub source: Source,
+    /// Sensitive categories may be stored (when stated, never inferred).
+    #[serde(default)]
+    pub allow_sensitive: bool,
+    /// Non-user messages (assistant, tool, document) may create facts too.
+    #[serde(default)]
+    pub trusted: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+/// A message to extract from, with the time it was said resolved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InputMessage {
+    pub role: Role,
+    pub content: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a candidate asks for: a fact stated, a fact taken back ("I no
+/// longer work at X", "I'm not vegetarian any more"), or a request to forget
+/// ("forget that I live in Berlin").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FactAction {
+    #[default]
+    Assert,
+    /// The user says it is no longer (or never was) true: the matching fact
+    /// is retired, nothing replaces it.
+    Retract,
+    /// The user asks that it be forgotten: the matching memories are
+    /// retired; the request itself is not stored.
+    Forget,
+}
+
+/// One fact an extractor believes the messages state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// A short third-person statement, e.g. "User lives in Austin."
+    pub statement: String,
+    pub kind: MemoryKind,
+    /// Who the fact is about: "user", or e.g. "user.sister".
+    pub subject: String,
+    /// A normalised key such as `location.city`, `employer`, `diet`, `pet.dog.name`.
+    pub attribute: String,
+    pub value: String,
+    pub importance: f32,
+    pub confidence: f32,
+    /// A sensitive category the fact touches (health, religion, ...), if any.
+    pub sensitivity: Option<String>,
+    /// When the fact stops being true, if the wording bounds it.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// True when the user said it; false when it was inferred.
+    pub stated: bool,
+    /// Index of the message it came from.
+    pub message_index: usize,
+    /// Assert (the default), retract or forget. For the last two `value`
+    /// may be empty (any value of the attribute), and `attribute` empty when
+    /// only the wording identifies what to forget.
+    #[serde(default)]
+    pub action: FactAction,
+}

@@ -1,0 +1,53 @@
+//! Splitting text into sentences and clauses: the units every screen,
+//! the statement reader, the rules extractor and the summaries work on.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+static SENTENCE_BREAK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[.!?;]+(?:\s+|$)|\n+").unwrap_or_else(|e| panic!("{e}")));
+
+/// Splits a message into sentences, each with its closing punctuation (so
+/// a question still ends with `?`). A stop ends a sentence only before a
+/// space or the end, so "Python 3.11" and "example.com" stay whole.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for m in SENTENCE_BREAK.find_iter(text) {
+        out.push(&text[start..m.end()]);
+        start = m.end();
+    }
+    out.push(&text[start..]);
+    out.into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:[.!?;]+(?:\s+|$)|\n+\s*|\s+[-–—]\s+|,?\s+(?:and|but|so|also|plus)\s+(?P<p>i\b|i'm|i've|im\b|my\b|we\b|we're)|,\s+(?P<q>i\b|i'm|my\b)|,\s+(?P<r>(?:should|would|could|can|do|does|did|is|are|am|was|were|what|where|when|why|how|shall|will|or)\b))")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// Splits a text into clauses: sentences, "… and I …" joins, and a
+/// question tagged on ("…, should I …"). Each is a slice of `text`.
+pub fn clauses(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for c in CLAUSE_BREAK.captures_iter(text) {
+        let whole = c.get(0).map(|m| m.range()).unwrap_or(0..0);
+        let next = c
+            .name("p")
+            .or_else(|| c.name("q"))
+            .or_else(|| c.name("r"))
+            .map_or(whole.end, |m| m.start());
+        out.push(&text[start..whole.start]);
+        start = next;
+    }
+    out.push(&text[start..]);
+    out.into_iter()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}

@@ -1,0 +1,567 @@
+//! What a statement does before what it says: whether a clause is the
+//! user's own assertion, a question, a hypothesis or plan, someone else's
+//! words, a denial or retraction, or a request to forget. Rules (and the
+//! LLM's output, checked the same way) only turn the user's own assertions
+//! into facts; denials and retractions retire facts, and forget requests
+//! retire memories (docs/EXTRACTION.md, *What counts as a statement*).
+//!
+//! Pure functions over text, a clause at a time: a sentence is split into
+//! clauses by `rules::clauses`, and each reading looks at the clause and at
+//! what comes before it in its sentence.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+fn re(p: &str) -> Regex {
+    Regex::new(p).unwrap_or_else(|e| panic!("bad pattern {p}: {e}"))
+}
+
+/// How a clause stands, before any fact is read from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stance {
+    /// The user's own assertion: facts may be read.
+    Own,
+    /// A question ("Should I work at Google?").
+    Question,
+    /// A hypothesis, wish, plan or hedge ("If I moved to Paris…", "I might…").
+    Tentative,
+    /// Someone else's words ("My brother told me: I live in Berlin"), a
+    /// quoted example, or a line pasted from another speaker.
+    Reported,
+    /// Not meant: sarcasm or a joke ("Yeah right, I work at NASA").
+    Insincere,
+}
+
+/// Auxiliaries and wh-words that open a question.
+static QUESTION_OPENER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:(?:and|but|so|or|also|then|hey|hi|ok|okay|well),?\s+)?(?:am|is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|must|have|has|had|what|where|when|why|how|who|whom|whose|which)\b",
+    )
+});
+
+/// Words that make what follows a hypothesis, wish, plan or hedge.
+static TENTATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:if|unless|suppose|supposing|imagine|imagining|assuming|maybe|perhaps|possibly|probably|might|would|could|should|wish(?:es|ed)?|hope(?:s|d)?\s+to|hoping|wants?\s+to|wanted\s+to|wanna|would\s+like|'d\s+(?:like|love|rather|prefer)|i'd|thinking\s+(?:about|of)|considering|contemplating|planning\s+(?:to|on)|plans?\s+to|someday|some\s+day|one\s+day|in\s+case|i\s+(?:think|guess|suppose|believe|reckon|doubt)|not\s+sure|dreaming\s+of|dream\s+of)\b",
+    )
+});
+
+/// Verbs that report someone's words or belief.
+static REPORTING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?P<who>\w+(?:'s)?)?\s*\b(?:told\s+me|tells\s+me|telling\s+me|told\s+us|said|says|say|saying|wrote|writes|writing|texted|messaged|thinks|thought|thinking|claims|claimed|claiming|reckons|believes|insists|insisting|heard|asked|mentioned|mentions|convinced|assumes|assumed|assuming|jokes|joked|joking|suspects|suspected|imagines|states|stated|lists|listed|reports|reported|alleges|alleged|swears|guesses|figures|rumou?rs?)\b|\baccording\s+to\b|\bquot(?:e|ed|ing)\b|\bthere(?:'s|\s+is|\s+are)\s+(?:a\s+)?(?:rumou?r|talk|gossip|story)\b",
+    )
+});
+
+/// A quoted example or a text to work on, not the user's statement.
+static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:for\s+example|for\s+instance|e\.g\.|such\s+as|example\s+sentence|sample|something\s+like|translate|translation\s+of|test\s+sentence|a\s+line\s+like|the\s+phrase|the\s+sentence|the\s+example|as\s+an\s+example)\b",
+    )
+});
+
+/// A line pasted from another speaker ("Assistant: you live in Oslo").
+static OTHER_SPEAKER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?im)^\s*(?:assistant|ai|bot|chatbot|chatgpt|gpt|claude|gemini|copilot|system|model|agent|support|customer\s+service|user\s*2|interviewer|narrator|him|her|he|she|they|q|a)\s*:\s*",
+    )
+});
+
+/// Sarcasm and jokes: what makes a sentence not meant.
+static INSINCERE: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)\b(?:yeah\s+right|ya\s+right|yeah,?\s+sure|as\s+if|just\s+kidding|only\s+kidding|kidding|jk|j/k|lol|lmao|rofl|haha+|hehe+|",
+        r"said\s+no\s+one\s+ever|in\s+my\s+dreams|dream\s+on|not!|ja\s+klar|klar\s+doch|na\s+klar|sí,\s+claro|oui,\s+bien\s+sûr|",
+        r"and\s+i'?m\s+the\s+(?:queen|king|pope|president)|and\s+pigs\s+(?:can\s+)?fly|obviously\s+not|totally\s+not)\b|",
+        r"(?:^|\s)/s\b|\.\.\.\s*not\b|,\s*not\.|😂|🤣|🙄|😜|😉|😏|🙃|\boh\s+totally\b|\bsure,\s+(?:i|my)\b.*\band\s+i'?m\b"
+    ))
+});
+
+/// Words that make what follows a condition or a scenario rather than
+/// something that is so ("When I work at Initech", "Hypothetically, …",
+/// "In this story, …").
+static SCENARIO: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:when|whenever|once|provided|providing|in\s+the\s+event|in\s+case|hypothetically|theoretically|pretend|pretending|role-?play(?:ing)?|imagine|imagining|let's\s+say|say\s+that|what\s+if|in\s+(?:this|the|my|a)\s+(?:story|game|novel|scenario|dream|book|film|movie|script|simulation)|for\s+the\s+(?:game|story|exercise|scenario|sake\s+of\s+argument)|as\s+a\s+joke|wenn|falls|angenommen|cuando|si|supongamos|imagina|quand|lorsque|imaginons|quando|se\s+immaginiamo)\b",
+    )
+});
+
+/// A question without its question mark: an auxiliary opening the
+/// sentence before the user ("do I live in Berlin"), or asking whether.
+static QUESTION_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:(?:and|but|so|or|also|then|hey|hi|ok|okay|well|wait),?\s+)?(?:am|is|are|was|were|do|does|did|can|could|should|would|will|shall|have|has|had)\s+(?:i|my|me|we|our)\b|\b(?:is\s+it\s+true|whether|wonder(?:ing)?\s+(?:if|whether)|not\s+sure\s+(?:if|whether)|check\s+(?:if|whether)|tell\s+me\s+(?:if|whether)|do\s+you\s+know\s+(?:if|whether)|any\s+idea\s+(?:if|whether))\b",
+    )
+});
+
+/// Where a contrast starts a statement of its own ("…, but I live in Austin").
+static CONTRAST: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:but|however|although|though|whereas|actually|in fact)\b"));
+
+const QUOTES: [char; 6] = ['"', '“', '”', '«', '»', '„'];
+
+/// The stance of the text at `at` (a byte offset into `clause`), which is
+/// part of `sentence`: the words before it in the clause decide hypotheses,
+/// and the words before the clause in the sentence decide reported speech.
+pub fn stance(sentence: &str, clause: &str, at: usize) -> Stance {
+    let before = clause.get(..at).unwrap_or(clause);
+    if is_question(sentence, clause) || QUESTION_WORDS.is_match(sentence) {
+        return Stance::Question;
+    }
+    if INSINCERE.is_match(sentence) {
+        return Stance::Insincere;
+    }
+    if OTHER_SPEAKER.is_match(sentence) && !sentence.trim_start().starts_with(['I', 'i']) {
+        return Stance::Reported;
+    }
+    if TENTATIVE.is_match(before) {
+        return Stance::Tentative;
+    }
+    // What the sentence says before this point, from its last contrast on.
+    let offset = clause.as_ptr() as usize - sentence.as_ptr() as usize;
+    let prefix = sentence
+        .get(..(offset + at).min(sentence.len()))
+        .unwrap_or(sentence);
+    let prefix = match CONTRAST.find_iter(prefix).last() {
+        Some(m) => &prefix[m.end()..],
+        None => prefix,
+    };
+    if SCENARIO.is_match(prefix) {
+        return Stance::Tentative;
+    }
+    if EXAMPLE.is_match(sentence) || in_single_quotes(sentence, offset + at) {
+        return Stance::Reported;
+    }
+    let reported = REPORTING.captures_iter(prefix).any(|c| {
+        // "I told you I work at …" is the user's own earlier statement.
+        let who = c.name("who").map_or("", |w| w.as_str()).to_lowercase();
+        !matches!(who.as_str(), "i" | "i've" | "i'd")
+    });
+    // Inside double quotation marks: a quoted sentence is someone's words.
+    // (Single quotes cannot be counted: they are also apostrophes.)
+    let quoted = prefix.chars().filter(|c| QUOTES.contains(c)).count() % 2 == 1;
+    if reported || quoted {
+        return Stance::Reported;
+    }
+    Stance::Own
+}
+
+/// Whether byte `at` of `sentence` lies inside single quotation marks used
+/// as quotes (opened after a space or the start, closed before a space,
+/// punctuation or the end), which apostrophes are not.
+fn in_single_quotes(sentence: &str, at: usize) -> bool {
+    static QUOTED: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?:^|[\s(])['‘]([^'’]+)['’](?:$|[\s.,;:!?)])"));
+    QUOTED
+        .captures_iter(sentence)
+        .any(|c| c.get(1).is_some_and(|m| m.start() <= at && at < m.end()))
+}
+
+/// A question: its sentence ends with `?`, and the clause is the last one
+/// before it or opens with an auxiliary or a wh-word ("Should I…", "What
+/// if I…"). `clause` is a slice of `sentence`.
+pub fn is_question(sentence: &str, clause: &str) -> bool {
+    if !sentence.trim_end().ends_with('?') {
+        return false;
+    }
+    let start = (clause.as_ptr() as usize).saturating_sub(sentence.as_ptr() as usize);
+    let rest = sentence.get(start + clause.len()..).unwrap_or("");
+    let last = rest
+        .chars()
+        .all(|c| c.is_whitespace() || "?!.;\"'”)".contains(c));
+    last || QUESTION_OPENER.is_match(clause)
+}
+
+/// Openers of a clause that are not part of its statement.
+static DISCOURSE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:(?:no|nope|yes|yeah|well|actually|honestly|oh|so|ok|okay|hmm|correction|update|to be (?:honest|clear)|for the record|by the way|btw)\b[,!.:]?\s*)+",
+    )
+});
+
+/// Denials and retractions, as (pattern, replacement): each turns the clause
+/// into the assertion it takes back. Tried in order; all that match apply.
+static AFFIRM: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    vec![
+        (
+            re(
+                r"(?i)^\s*it(?:'s|\s+is|\s+was)\s+(?:not\s+true|false|untrue|wrong|a\s+lie|not\s+the\s+case)\s+that\s+",
+            ),
+            "",
+        ),
+        (re(r"(?i)\b(?:i|we)\s+(?:have\s+)?never\s+been\s+"), "I am "),
+        (re(r"(?i)\bnever\s+(?:worked|work)\b"), "work"),
+        (re(r"(?i)\bnever\s+(?:lived|live)\b"), "live"),
+        (re(r"(?i)\b(?:stopped|quit|gave\s+up)\s+being\b"), "am"),
+        (
+            re(
+                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?(?:quit|resigned\s+from|walked\s+out\s+of|left)\s+(?:my\s+(?:job|position|role|work)|the\s+(?:company|firm))\s+(?:at|with|in)\s+(?P<org>(?-i:[A-Z])[\p{L}\p{N}&.'\- ]*)",
+            ),
+            "I work at $org",
+        ),
+        (
+            re(
+                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?(?:quit|resigned\s+from|walked\s+out\s+of)\s+(?P<org>(?-i:[A-Z])[\p{L}\p{N}&.'\- ]*)",
+            ),
+            "I work at $org",
+        ),
+        (
+            re(
+                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?moved\s+(?:away\s+)?(?:out\s+of|from)\s+(?P<place>(?-i:[A-Z])[\p{L}'\- ]*)",
+            ),
+            "I live in $place",
+        ),
+        // "I left X": a job or a place; both are taken back, and only the
+        // one held is retired.
+        (
+            re(
+                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?left\s+(?P<x>(?-i:[A-Z])[\p{L}\p{N}&.'\- ]*)",
+            ),
+            "I work at $x. I live in $x",
+        ),
+        (re(r"(?i)\bno\s+longer\s+"), ""),
+        (
+            re(r"(?i)\b(?:do|does|did)\s+not\s+|\b(?:don't|doesn't|didn't|dont)\s+"),
+            "",
+        ),
+        (re(r"(?i)\b(am|'m|is|are|was|were)\s+not\b"), "$1"),
+        (re(r"(?i)\b(?:i'm|im)\s+not\b"), "I'm"),
+        (re(r"(?i)\b(isn't|aren't|wasn't|weren't)\b"), "is"),
+        (re(r"(?i)\bnever\s+"), ""),
+        (re(r"(?i)\s*\b(?:any\s?more|any\s+longer)\b"), ""),
+    ]
+});
+
+/// The assertion a denial or retraction takes back ("I no longer work at
+/// Siemens" → "I work at Siemens"), or `None` when the clause denies nothing.
+pub fn taken_back(clause: &str) -> Option<String> {
+    let mut text = DISCOURSE.replace(clause, "").into_owned();
+    let mut changed = false;
+    for (pattern, with) in AFFIRM.iter() {
+        if pattern.is_match(&text) {
+            text = pattern.replace_all(&text, *with).into_owned();
+            changed = true;
+        }
+    }
+    changed.then(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Requests to forget, each with what it names (`inner`): in English (with
+/// the common wordings and misspellings of "forget"), German, Spanish,
+/// French, Italian, Portuguese, Dutch, Swedish, Danish, Norwegian, Polish,
+/// Russian, Chinese and Japanese. A verb that also deletes other things
+/// ("remove", "delete") counts only with a memory in view ("… from your
+/// memory", "what I told you", "the fact that", "the … thing").
+static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    const LEAD: &str = r"(?i)^\s*(?:(?:please|pls|plz|kindly|hey|ok|okay|now|also|and|oh|so|actually)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would\s+like)\s+you\s+to\s+|i'd\s+like\s+you\s+to\s+|you\s+can\s+|you\s+may\s+|just\s+)?(?:please\s+)?";
+    const FORGET_VERB: &str = r"(?:forget|forgt|forgett|foget|frget|forgeet|unremember|unlearn|don'?t\s+remember|do\s+not\s+remember|stop\s+remembering|don'?t\s+(?:keep|store|save|record|memori[sz]e|log|note\s+down|hold\s+on\s+to)|do\s+not\s+(?:keep|store|save|record|memori[sz]e)|stop\s+(?:storing|keeping|saving|recording))";
+    const DELETE_VERB: &str = r"(?:delete|erase|remove|wipe|scrub|drop|purge|clear|get\s+rid\s+of)";
+    const OBJECT: &str = r"(?:about\s+)?(?:the\s+fact\s+)?(?:that\s+)?";
+    let en = |p: &str| re(&format!("{LEAD}{p}"));
+    vec![
+        en(&format!(r"{FORGET_VERB}\s+{OBJECT}(?P<inner>.+?)[\s.!?]*$")),
+        en(&format!(
+            r"{DELETE_VERB}\s+(?:(?:what|everything|anything|all)\s+i\s+(?:said|told\s+you|mentioned|wrote)\s+(?:about|regarding|on)\s+|the\s+fact\s+that\s+|that\s+)(?P<inner>.+?)[\s.!?]*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+(?P<inner>.+?)\s+(?:from|out\s+of)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records|brain|mind)\b.*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+the\s+(?:part|bit|stuff|info|information|detail|details)\s+(?:about|on|regarding)\s+(?P<inner>.+?)(?:\s+from\s+.*)?[\s.!?]*$"
+        )),
+        en(&format!(
+            r"{DELETE_VERB}\s+the\s+(?P<inner>.+?)\s+(?:thing|stuff|part|bit|info)[\s.!?]*$"
+        )),
+        re(
+            r"(?i)^\s*(?:please\s+)?i\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*i'?d\s+rather\s+you\s+(?:didn'?t|did\s+not|don'?t)\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*never\s*mind\s+(?:what\s+i\s+(?:said|told\s+you|mentioned)\s+)?(?:about\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*scratch\s+that[,:;]?\s+(?P<inner>.+?)(?:\s+is\s+not\s+something\s+to\s+keep)?[\s.!?]*$",
+        ),
+        // Other languages.
+        re(
+            r"(?i)^\s*(?:bitte\s+)?(?:vergiss|vergessen\s+sie|vergesst|lösche|lösch|entferne|streiche)(?:\s+bitte)?[,\s]+(?:das\s+mit\s+|dass\s+|was\s+ich\s+(?:über|zu)\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:por\s+favor[,\s]+)?(?:olvida|olvide|olvidá|olvídate\s+de|olvidate\s+de|borra|borre|elimina|no\s+recuerdes)(?:\s+por\s+favor)?[,\s]+(?:que\s+|lo\s+de\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:s'il\s+te\s+pla[iî]t[,\s]+)?(?:oublie|oubliez|efface|effacez|supprime|supprimez|ne\s+retiens\s+pas)[,\s]+(?:que\s+|qu'|le\s+fait\s+que\s+)?(?P<inner>.+?)(?:,\s*s'il\s+te\s+pla[iî]t)?[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:per\s+favore[,\s]+)?(?:dimentica|dimenticati\s+di|dimentichi|cancella|elimina)[,\s]+(?:che\s+|il\s+fatto\s+che\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:por\s+favor[,\s]+)?(?:esqueça|esqueca|esquece|apague|apaga|remova|elimine)[,\s]+(?:que\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:alsjeblieft[,\s]+)?(?:vergeet|verwijder|wis)[,\s]+(?:dat\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(r"(?i)^\s*(?:glöm|glom|glem|radera|slet)[,\s]+(?:att\s+|at\s+)?(?P<inner>.+?)[\s.!?]*$"),
+        re(r"(?i)^\s*(?:zapomnij|usuń|zapomeň)[,\s]+(?:że\s+|že\s+)?(?P<inner>.+?)[\s.!?]*$"),
+        re(
+            r"(?i)^\s*(?:пожалуйста[,\s]+)?(?:забудь|забудьте|удали|сотри)[,\s]+(?:что\s+|о\s+том,?\s+что\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(r"^\s*(?:请)?(?:忘记|忘掉|删除|别记住|不要记住)(?P<inner>.+?)[。！？.!?]*$"),
+        re(
+            r"^\s*(?P<inner>.+?)(?:を|のことを|は)(?:忘れて|削除して|消して)(?:ください)?[。！？.!?]*$",
+        ),
+    ]
+});
+
+/// Asking to forget everything about the user, in the same languages.
+static FORGET_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i)^\s*(?:(?:please|pls|ok|okay|now)[,\s]+)*(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?",
+        r"(?:(?:forget|delete|erase|remove|wipe|clear|purge)\s+(?:everything|all|anything)\s+(?:(?:that\s+)?you\s+(?:know|have|remember|stored|saved|kept)|you've\s+got|there\s+is)?\s*(?:about|on|of|regarding)\s+me|",
+        r"(?:forget|delete|erase|remove|wipe|clear|purge)\s+all\s+(?:about\s+me|my\s+(?:data|information|info|memories|details|facts))|",
+        r"(?:forget|erase|delete)\s+me|",
+        r"vergiss\s+alles(?:\s+(?:über|von)\s+mich|,?\s+was\s+du\s+über\s+mich\s+weißt)|lösche\s+alles\s+über\s+mich|",
+        r"olvida\s+todo\s+(?:sobre|de)\s+mí|olvida\s+todo\s+lo\s+que\s+sabes\s+de\s+mí|borra\s+todo\s+(?:sobre|de)\s+mí|",
+        r"oublie\s+tout\s+(?:sur|de)\s+moi|oublie\s+tout\s+ce\s+que\s+tu\s+sais\s+(?:sur|de)\s+moi|efface\s+tout\s+(?:sur|de)\s+moi|",
+        r"dimentica\s+tutto\s+(?:di|su\s+di)\s+me|esqueça\s+tudo\s+(?:sobre|de)\s+mim|esquece\s+tudo\s+(?:sobre|de)\s+mim|",
+        r"vergeet\s+alles\s+over\s+mij|glöm\s+allt\s+om\s+mig|zapomnij\s+wszystko\s+o\s+mnie|забудь\s+вс[её]\s+обо\s+мне)",
+        r"(?:\s+(?:from|out\s+of)\s+(?:your\s+)?(?:memory|memories))?[\s.!?]*$|^\s*忘记关于我的一切|^\s*私のことを全部忘れて"
+    ))
+});
+
+/// What a forget request names, if the clause is one: `Everything`, or the
+/// thing ("that I live in Berlin" → "I live in Berlin"; "what I said about
+/// my dog" → "my dog").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForgetRequest {
+    Thing(String),
+    Everything,
+}
+
+/// A clause that asks to forget what is next to it without naming it
+/// ("scratch that", "forget that", "never mind that").
+pub fn forget_pointer(clause: &str) -> bool {
+    static POINTER: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^\s*(?:(?:oh|ok|okay|wait|no|sorry|actually|please)[,\s]+)*(?:scratch\s+that|forget\s+(?:that|it|this)|never\s*mind(?:\s+that)?|delete\s+that|strike\s+that|ignore\s+that|disregard\s+that|don'?t\s+(?:store|keep|save|remember)\s+(?:that|it|this)|vergiss\s+das|olvida\s+eso|oublie\s+(?:ça|ca)|dimentica(?:lo)?|esquece\s+isso)[\s.!,]*$",
+        )
+    });
+    POINTER.is_match(clause)
+}
+
+/// The request to forget a clause makes, if it makes one.
+pub fn forget(clause: &str) -> Option<ForgetRequest> {
+    if FORGET_ALL.is_match(clause) {
+        return Some(ForgetRequest::Everything);
+    }
+    forget_request(clause).map(ForgetRequest::Thing)
+}
+
+/// What a forget request leaves of the thing to forget.
+static FORGET_LEAD: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:what|everything|anything|all)\s+(?:i\s+(?:said|told\s+you|mentioned|wrote)\s+)?(?:about|regarding|on)\s+|^(?:i\s+(?:told\s+you|said|mentioned)\s+(?:that\s+)?)|^(?:that\s+)",
+    )
+});
+
+/// The thing a forget request names ("that I live in Berlin" → "I live in
+/// Berlin"; "what I said about my dog" → "my dog"), if the clause is one.
+pub fn forget_request(clause: &str) -> Option<String> {
+    let c = FORGET.iter().find_map(|p| p.captures(clause))?;
+    let mut inner = c.name("inner")?.as_str().trim().to_owned();
+    while let Some(m) = FORGET_LEAD.find(&inner) {
+        if m.end() == 0 {
+            break;
+        }
+        inner = inner[m.end()..].trim().to_owned();
+    }
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// Why a candidate fact is not borne out by the message it came from:
+/// the clause that holds its value is a question, a hypothesis, someone
+/// else's words, or denies it. The same check for every extractor, so a
+/// model that turns "Should I work at Google?" into a fact is caught too.
+/// `None` when the message bears it out (or its value is not found in it,
+/// and some sentence of the message is a plain statement).
+pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
+    let lower = message.to_lowercase();
+    let needle = value.trim().to_lowercase();
+    let sentences = super::sentences(message);
+    if !needle.is_empty() {
+        for sentence in &sentences {
+            for clause in super::clauses(sentence) {
+                let Some(at) = clause.to_lowercase().find(&needle) else {
+                    continue;
+                };
+                return match stance(sentence, clause, at) {
+                    Stance::Question => Some("the user asked a question"),
+                    Stance::Tentative => Some("the user spoke of a possibility, not a fact"),
+                    Stance::Reported => Some("someone else said it, or it was quoted"),
+                    Stance::Insincere => Some("the user was joking or sarcastic"),
+                    Stance::Own if NEGATION.is_match(&clause[..at]) => {
+                        Some("the user said it is not so")
+                    }
+                    Stance::Own => None,
+                };
+            }
+        }
+        if lower.contains(&needle) {
+            return None;
+        }
+    }
+    let plain = sentences.iter().any(|s| {
+        super::clauses(s)
+            .iter()
+            .any(|c| stance(s, c, c.len()) == Stance::Own)
+    });
+    (!plain).then_some("nothing in the message is a plain statement")
+}
+
+/// Negation before a value in its clause.
+static NEGATION: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:not|never|no\s+longer|false|untrue)\b|n't\b"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(sentence: &str, clause: &str, at_word: &str) -> Stance {
+        let c = sentence
+            .find(clause)
+            .map(|i| &sentence[i..i + clause.len()]);
+        let c = c.unwrap_or_else(|| panic!("{clause} in {sentence}"));
+        stance(sentence, c, c.find(at_word).unwrap_or(0))
+    }
+
+    #[test]
+    fn stances() {
+        assert_eq!(
+            of(
+                "Should I work at Google?",
+                "Should I work at Google?",
+                "I work"
+            ),
+            Stance::Question
+        );
+        assert_eq!(
+            of(
+                "I live in Austin, should I move?",
+                "I live in Austin",
+                "I live"
+            ),
+            Stance::Own
+        );
+        assert_eq!(
+            of(
+                "If I moved to Paris, I would miss it.",
+                "If I moved to Paris",
+                "I moved"
+            ),
+            Stance::Tentative
+        );
+        assert_eq!(
+            of(
+                "My brother told me: I live in Berlin.",
+                "My brother told me: I live in Berlin.",
+                "I live"
+            ),
+            Stance::Reported
+        );
+        assert_eq!(
+            of(
+                "According to my mom, I'm allergic to cats.",
+                "I'm allergic to cats.",
+                "I'm"
+            ),
+            Stance::Reported
+        );
+        assert_eq!(
+            of(
+                "I told you I work at Siemens.",
+                "I told you I work at Siemens.",
+                "I work"
+            ),
+            Stance::Own
+        );
+        assert_eq!(
+            of(
+                "Tom thinks I live in Oslo, but I live in Austin.",
+                "but I live in Austin.",
+                "I live"
+            ),
+            Stance::Own
+        );
+        assert_eq!(
+            of(
+                "She said, \"I am a nurse.\"",
+                "She said, \"I am a nurse.\"",
+                "I am"
+            ),
+            Stance::Reported
+        );
+        assert_eq!(
+            of("I live in May Street.", "I live in May Street.", "I live"),
+            Stance::Own
+        );
+    }
+
+    #[test]
+    fn denials_take_back_an_assertion() {
+        for (said, meant) in [
+            ("I no longer work at Siemens.", "I work at Siemens."),
+            ("I am not vegetarian anymore.", "I am vegetarian."),
+            ("Actually, I do not have a dog.", "I have a dog."),
+            ("It is not true that I am a pilot.", "I am a pilot."),
+            (
+                "I quit my job at Siemens last week.",
+                "I work at Siemens last week.",
+            ),
+            ("I have never been married.", "I am married."),
+            ("I stopped being vegan last year.", "I am vegan last year."),
+            ("No, I'm not from Porto.", "I'm from Porto."),
+            ("I don't live in Austin anymore.", "I live in Austin."),
+        ] {
+            assert_eq!(taken_back(said).as_deref(), Some(meant), "{said}");
+        }
+        assert_eq!(taken_back("I live in Austin."), None);
+    }
+
+    #[test]
+    fn forget_requests_name_their_object() {
+        for (said, thing) in [
+            ("Please forget that I live in Berlin.", "I live in Berlin"),
+            ("Forget where I work.", "where I work"),
+            (
+                "Can you forget that I told you I work at Siemens?",
+                "I work at Siemens",
+            ),
+            ("Delete what I said about my dog.", "my dog"),
+            ("Please erase the fact that I'm a nurse.", "I'm a nurse"),
+            ("Don't remember that I'm vegetarian.", "I'm vegetarian"),
+        ] {
+            assert_eq!(forget_request(said).as_deref(), Some(thing), "{said}");
+        }
+        assert_eq!(forget_request("I forgot my keys."), None);
+    }
+
+    #[test]
+    fn facts_are_checked_against_their_message() {
+        assert!(unsupported("Should I work at Google?", "Google").is_some());
+        assert!(unsupported("If I moved to Paris, I would miss my friends.", "Paris").is_some());
+        assert!(unsupported("My brother told me: I live in Berlin.", "Berlin").is_some());
+        assert!(unsupported("It is not true that I am a pilot.", "pilot").is_some());
+        assert_eq!(
+            unsupported("I live in Berlin and I work at Acme.", "Acme"),
+            None
+        );
+        assert_eq!(
+            unsupported("Morning! Big news: new job at Acme.", "Initech"),
+            None
+        );
+        assert!(unsupported("What if I worked there?", "Initech").is_some());
+    }
+}

@@ -1,0 +1,445 @@
+//! What to do with a candidate fact given what is already known in its scope:
+//! ADD, NOOP, SUPERSEDE or MERGE for what the user states; RETRACT or FORGET
+//! for what they take back or ask to be forgotten. Only a live memory with
+//! the same subject and attribute may be superseded, merged or retracted, so
+//! an unrelated fact is never retired; a forget request may also reach
+//! memories without an attribute whose wording is close enough.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::extract::{same_value, slug, Candidate, FactAction};
+use crate::SourceType;
+
+/// A live memory the candidate is compared with.
+#[derive(Debug, Clone)]
+pub struct Known {
+    pub id: Uuid,
+    pub content: String,
+    pub subject: Option<String>,
+    pub attribute: Option<String>,
+    pub value: Option<String>,
+    pub source_type: SourceType,
+    /// Cosine similarity to the candidate's statement.
+    pub similarity: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "UPPERCASE")]
+pub enum Decision {
+    Add {
+        reason: String,
+    },
+    Noop {
+        target: Uuid,
+        reason: String,
+    },
+    Supersede {
+        targets: Vec<Uuid>,
+        reason: String,
+    },
+    Merge {
+        target: Uuid,
+        content: String,
+        reason: String,
+    },
+    /// Retire `targets` (soft delete): the user took the fact back
+    /// (`Retract`) or asked that it be forgotten (`Forget`).
+    Retire {
+        targets: Vec<Uuid>,
+        action: FactAction,
+        reason: String,
+    },
+    /// Nothing to do (nothing held matches what is taken back); unlike
+    /// NOOP, nothing is reinforced.
+    Ignore {
+        reason: String,
+    },
+}
+
+/// What a job reports it did with one candidate (or one refused
+/// sentence): the event of a decision once carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ResultEvent {
+    Add,
+    Supersede,
+    Merge,
+    /// Said again, or nothing to do.
+    Noop,
+    Retract,
+    Forget,
+    /// Refused by the write policy; nothing was written.
+    Rejected,
+}
+
+impl ResultEvent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Add => "ADD",
+            Self::Supersede => "SUPERSEDE",
+            Self::Merge => "MERGE",
+            Self::Noop => "NOOP",
+            Self::Retract => "RETRACT",
+            Self::Forget => "FORGET",
+            Self::Rejected => "REJECTED",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct DecideParams {
+    /// Cosine at or above which a memory without a matching attribute counts as
+    /// the same fact said again.
+    pub near_duplicate: f32,
+    /// Cosine at or above which a memory without an attribute is what a
+    /// forget request names ("forget that I live in Berlin" and the
+    /// verbatim "I live in Berlin.").
+    pub forget_similarity: f32,
+}
+
+impl Default for DecideParams {
+    fn default() -> Self {
+        Self {
+            near_duplicate: 0.93,
+            forget_similarity: 0.75,
+        }
+    }
+}
+
+/// Whether a known attribute is the one named, or falls under it
+/// (`pet.dog` names `pet.dog.name`; `location` names `location.city`).
+fn under(known: &str, named: &str) -> bool {
+    !named.is_empty() && (known == named || known.starts_with(&format!("{named}.")))
+}
+
+/// Whether a value taken back is the one held ("Siemens" and "Siemens AG").
+fn same_or_within(held: &str, named: &str) -> bool {
+    let (h, n) = (slug(held), slug(named));
+    same_value(held, named) || (!n.is_empty() && (h.contains(&n) || n.contains(&h)))
+}
+
+/// `text` in lower case, its words joined by single spaces.
+fn words(text: &str) -> String {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A retraction or forget request against what is known.
+fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
+    let forget = candidate.action == FactAction::Forget;
+    if forget && candidate.attribute == crate::extract::FORGET_EVERYTHING {
+        return if known.is_empty() {
+            Decision::Ignore {
+                reason: "nothing is held about the user".to_owned(),
+            }
+        } else {
+            Decision::Retire {
+                targets: known.iter().map(|k| k.id).collect(),
+                action: candidate.action,
+                reason: "the user asked that everything about them be forgotten".to_owned(),
+            }
+        };
+    }
+    let mut targets: Vec<&Known> = known
+        .iter()
+        .filter(|k| {
+            k.subject.as_deref() == Some(&candidate.subject)
+                && k.attribute
+                    .as_deref()
+                    .is_some_and(|a| under(a, &candidate.attribute))
+                && (candidate.value.is_empty()
+                    || k.value
+                        .as_deref()
+                        .is_some_and(|v| same_or_within(v, &candidate.value)))
+        })
+        .collect();
+    // Forgetting also reaches a fact whose value the request names, in any
+    // language ("Vergiss, dass ich in Berlin wohne" names Berlin), and what
+    // was kept verbatim (memories with no attribute) when its wording is
+    // close; a retraction does not: what the user once said stays a record
+    // of what they said.
+    if forget {
+        let said = format!(" {} ", words(&candidate.statement));
+        let named: Vec<&Known> = known
+            .iter()
+            .filter(|k| {
+                k.value.as_deref().is_some_and(|v| {
+                    let v = words(v);
+                    v.chars().count() >= 2 && said.contains(&format!(" {v} "))
+                }) && !targets.iter().any(|t| t.id == k.id)
+            })
+            .collect();
+        targets.extend(named);
+    }
+    if candidate.action == FactAction::Forget {
+        let close: Vec<&Known> = known
+            .iter()
+            .filter(|k| {
+                (k.attribute.is_none() || candidate.attribute.is_empty())
+                    && k.similarity >= p.forget_similarity
+                    && !targets.iter().any(|t| t.id == k.id)
+            })
+            .collect();
+        targets.extend(close);
+    }
+    let what = if candidate.attribute.is_empty() {
+        format!("\"{}\"", candidate.statement)
+    } else if candidate.value.is_empty() {
+        candidate.attribute.clone()
+    } else {
+        format!("{} = {}", candidate.attribute, candidate.value)
+    };
+    // A request to forget names what is to be forgotten: its reasons (kept
+    // in job results and history) do not repeat it.
+    if targets.is_empty() {
+        return Decision::Ignore {
+            reason: if forget {
+                "nothing held matches what the user asked to forget".to_owned()
+            } else {
+                format!("nothing held matches {what}")
+            },
+        };
+    }
+    let reason = if forget {
+        "the user asked that this be forgotten".to_owned()
+    } else {
+        format!("the user said {what} no longer holds")
+    };
+    Decision::Retire {
+        targets: targets.iter().map(|k| k.id).collect(),
+        action: candidate.action,
+        reason,
+    }
+}
+
+/// Decides one candidate against the live memories of its scope that share its
+/// subject and attribute, or are its nearest neighbours.
+pub fn decide(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
+    if candidate.action != FactAction::Assert {
+        return retire(candidate, known, p);
+    }
+    let same_key: Vec<&Known> = known
+        .iter()
+        .filter(|k| {
+            k.subject.as_deref() == Some(&candidate.subject)
+                && k.attribute.as_deref() == Some(&candidate.attribute)
+        })
+        .collect();
+
+    if let Some(k) = same_key.iter().find(|k| {
+        k.value
+            .as_deref()
+            .is_some_and(|v| same_value(v, &candidate.value))
+    }) {
+        return Decision::Noop {
+            target: k.id,
+            reason: format!(
+                "already known: {} = {}",
+                candidate.attribute, candidate.value
+            ),
+        };
+    }
+    if !same_key.is_empty() {
+        let stated_known = same_key
+            .iter()
+            .any(|k| k.source_type == SourceType::UserStated);
+        if !candidate.stated && stated_known {
+            let target = same_key[0].id;
+            return Decision::Noop {
+                target,
+                reason: format!(
+                    "an inferred value for {} does not replace what the user stated",
+                    candidate.attribute
+                ),
+            };
+        }
+        // "Lisbon" then "Lisbon, Portugal": complementary details of one fact.
+        if let Some(k) = same_key.iter().find(|k| {
+            k.value.as_deref().is_some_and(|v| {
+                let (a, b) = (v.to_lowercase(), candidate.value.to_lowercase());
+                a.len() != b.len() && (a.contains(&b) || b.contains(&a))
+            })
+        }) {
+            let longer = if candidate.statement.len() >= k.content.len() {
+                &candidate.statement
+            } else {
+                &k.content
+            };
+            return Decision::Merge {
+                target: k.id,
+                content: longer.clone(),
+                reason: format!(
+                    "complementary details of {}: kept the more specific",
+                    candidate.attribute
+                ),
+            };
+        }
+        let old: Vec<String> = same_key
+            .iter()
+            .map(|k| k.value.clone().unwrap_or_else(|| k.content.clone()))
+            .collect();
+        return Decision::Supersede {
+            targets: same_key.iter().map(|k| k.id).collect(),
+            reason: format!(
+                "new value for {}: {} -> {}",
+                candidate.attribute,
+                old.join(", "),
+                candidate.value
+            ),
+        };
+    }
+    if let Some(k) = known
+        .iter()
+        .filter(|k| k.similarity >= p.near_duplicate)
+        .max_by(|a, b| a.similarity.total_cmp(&b.similarity))
+    {
+        return Decision::Noop {
+            target: k.id,
+            reason: format!(
+                "near duplicate (cosine {:.2}) of a known memory",
+                k.similarity
+            ),
+        };
+    }
+    Decision::Add {
+        reason: format!("new fact: {} = {}", candidate.attribute, candidate.value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemoryKind;
+
+    fn cand(attribute: &str, value: &str, statement: &str) -> Candidate {
+        Candidate {
+            statement: statement.into(),
+            kind: MemoryKind::Semantic,
+            subject: "user".into(),
+            attribute: attribute.into(),
+            value: value.into(),
+            importance: 0.8,
+            confidence: 0.9,
+            sensitivity: None,
+            expires_at: None,
+            stated: true,
+            message_index: 0,
+            action: crate::extract::FactAction::Assert,
+        }
+    }
+
+    fn known(attribute: &str, value: &str, content: &str, similarity: f32) -> Known {
+        Known {
+            id: Uuid::now_v7(),
+            content: content.into(),
+            subject: Some("user".into()),
+            attribute: Some(attribute.into()),
+            value: Some(value.into()),
+            source_type: SourceType::UserStated,
+            similarity,
+        }
+    }
+
+    #[test]
+    fn a_new_value_supersedes_only_the_same_attribute() {
+        let dallas = known("location.city", "Dallas", "User lives in Dallas.", 0.8);
+        let job = known("employer", "Acme", "User works at Acme.", 0.2);
+        let d = decide(
+            &cand("location.city", "Austin", "User lives in Austin."),
+            &[dallas.clone(), job],
+            &DecideParams::default(),
+        );
+        match d {
+            Decision::Supersede { targets, reason } => {
+                assert_eq!(targets, vec![dallas.id]);
+                assert!(reason.contains("Dallas -> Austin"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_same_value_is_a_noop_and_new_facts_are_added() {
+        let tea = known("likes.tea", "likes", "User likes tea.", 0.99);
+        assert!(matches!(
+            decide(
+                &cand("likes.tea", "Likes", "User likes tea."),
+                std::slice::from_ref(&tea),
+                &DecideParams::default()
+            ),
+            Decision::Noop { .. }
+        ));
+        let tea = Known {
+            similarity: 0.6,
+            ..tea
+        };
+        assert!(matches!(
+            decide(
+                &cand("likes.coffee", "likes", "User likes coffee."),
+                &[tea],
+                &DecideParams::default()
+            ),
+            Decision::Add { .. }
+        ));
+    }
+
+    #[test]
+    fn a_near_duplicate_without_an_attribute_is_a_noop_but_never_superseded() {
+        let mut raw = known("x", "y", "I like tea", 0.96);
+        raw.attribute = None;
+        assert!(matches!(
+            decide(
+                &cand("likes.tea", "likes", "User likes tea."),
+                &[raw.clone()],
+                &DecideParams::default()
+            ),
+            Decision::Noop { .. }
+        ));
+        raw.similarity = 0.7;
+        assert!(matches!(
+            decide(
+                &cand("likes.tea", "likes", "User likes tea."),
+                &[raw],
+                &DecideParams::default()
+            ),
+            Decision::Add { .. }
+        ));
+    }
+
+    #[test]
+    fn more_specific_details_merge() {
+        let lisbon = known("location.city", "Lisbon", "User lives in Lisbon.", 0.9);
+        match decide(
+            &cand(
+                "location.city",
+                "Lisbon, Portugal",
+                "User lives in Lisbon, Portugal.",
+            ),
+            std::slice::from_ref(&lisbon),
+            &DecideParams::default(),
+        ) {
+            Decision::Merge {
+                target, content, ..
+            } => {
+                assert_eq!(target, lisbon.id);
+                assert_eq!(content, "User lives in Lisbon, Portugal.");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_inferred_value_never_replaces_a_stated_one() {
+        let mut c = cand("location.city", "Paris", "User lives in Paris.");
+        c.stated = false;
+        let home = known("location.city", "Rome", "User lives in Rome.", 0.8);
+        assert!(matches!(
+            decide(&c, &[home], &DecideParams::default()),
+            Decision::Noop { .. }
+        ));
+    }
+}

@@ -1,0 +1,407 @@
+//! The rules extractor: deterministic patterns for common first-person
+//! statements, the default when no LLM is configured. What it does not
+//! recognise it does not invent. The engine is here (which clauses may be
+//! read, negation, retraction, forgetting); the patterns are in `table`.
+
+mod table;
+
+use std::sync::LazyLock;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use regex::{Captures, Regex};
+
+use super::{slug, Candidate, ExtractError, Extractor, FactAction, InputMessage, Role};
+use crate::text::statement::{self, Stance};
+use crate::text::{clauses, sentences};
+use crate::timephrase::expiry_hint;
+use crate::MemoryKind;
+use table::{fact, singular, Ctx, Fact, RELATIONS, RULES, SPECIES};
+
+/// Extracts facts with patterns; stateless and deterministic.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RulesExtractor;
+
+/// "Hi, I'm Carol": a greeting then a name (a name alone after "I'm" is
+/// too often an adjective: "I'm Italian", "I'm tired").
+static INTRODUCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?:\s+there)?[,!.]*\s+(?:i'm|i am|im|this is|it's)\s+(?P<v>(?-i:[A-Z])[\p{L}'\-]+)\s*(?:[.!,]|$)")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+impl RulesExtractor {
+    pub fn extract_sync(&self, messages: &[InputMessage]) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        for (index, m) in messages.iter().enumerate() {
+            if m.role != Role::User {
+                continue;
+            }
+            let text = m.content.replace(['’', '‘'], "'");
+            if let Some(v) = INTRODUCTION
+                .captures(&text)
+                .and_then(|c| c.name("v"))
+                .map(|v| v.as_str().to_owned())
+            {
+                if let Some(f) = fact("name", &v, format!("User's name is {v}."), 0.8) {
+                    out.push(candidate(f, index, None, FactAction::Assert));
+                }
+            }
+            let parts: Vec<(&str, &str)> = sentences(&text)
+                .into_iter()
+                .flat_map(|s| clauses(s).into_iter().map(move |c| (s, c)))
+                .collect();
+            // Where the previous clause's candidates start in `out`.
+            let mut previous = out.len();
+            let mut i = 0;
+            while i < parts.len() {
+                let (sentence, clause) = parts[i];
+                // "Scratch that, I work at Acme …" / "I live in Oslo. Scratch
+                // that.": a bare "that" points at the next clause of its
+                // sentence, or else at the one before.
+                if statement::forget_pointer(clause) {
+                    match parts.get(i + 1).filter(|(s, _)| *s == sentence) {
+                        Some((_, next)) => {
+                            out.extend(forget(next, index));
+                            i += 2;
+                        }
+                        None => {
+                            for c in &mut out[previous..] {
+                                if c.action == FactAction::Assert {
+                                    c.action = FactAction::Forget;
+                                }
+                            }
+                            i += 1;
+                        }
+                    }
+                    previous = out.len();
+                    continue;
+                }
+                previous = out.len();
+                out.extend(read_clause(sentence, clause, index, m.created_at));
+                i += 1;
+            }
+        }
+        // One candidate per attribute and action (the first, most specific).
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|c| {
+            seen.insert((
+                c.message_index,
+                c.attribute.clone(),
+                c.value.clone(),
+                c.action,
+            ))
+        });
+        out
+    }
+}
+
+fn candidate(
+    f: Fact,
+    index: usize,
+    expires_at: Option<DateTime<Utc>>,
+    action: FactAction,
+) -> Candidate {
+    Candidate {
+        statement: f.statement,
+        kind: MemoryKind::Semantic,
+        subject: "user".into(),
+        attribute: f.attribute,
+        value: f.value,
+        importance: f.importance,
+        confidence: 0.9,
+        sensitivity: None,
+        expires_at,
+        stated: true,
+        message_index: index,
+        action,
+    }
+}
+
+/// Negation before a fact in its clause ("It is not true that I am a
+/// pilot"): the fact is denied, not stated.
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:not|never|no\s+longer|n't|false|untrue|nor)\b|n't\b")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// What one clause says: facts the user asserts, facts they take back, or
+/// what they ask to be forgotten.
+fn read_clause(
+    sentence: &str,
+    clause: &str,
+    index: usize,
+    said_at: DateTime<Utc>,
+) -> Vec<Candidate> {
+    match statement::forget(clause) {
+        Some(statement::ForgetRequest::Everything) => {
+            let f = Fact {
+                attribute: super::FORGET_EVERYTHING.into(),
+                value: String::new(),
+                statement: "everything about the user".into(),
+                importance: 0.5,
+                default_ttl: None,
+            };
+            return vec![candidate(f, index, None, FactAction::Forget)];
+        }
+        Some(statement::ForgetRequest::Thing(thing)) => return forget(&thing, index),
+        None => {}
+    }
+    let mut asserted = Vec::new();
+    let mut denied = false;
+    for (at, f) in rule_facts(clause) {
+        match statement::stance(sentence, clause, at) {
+            Stance::Own if NEGATED.is_match(&clause[..at]) => denied = true,
+            Stance::Own => {
+                let expires_at = f.default_ttl.map(|ttl| {
+                    expiry_hint(clause, said_at).unwrap_or(crate::time::add(said_at, ttl))
+                });
+                asserted.push(candidate(f, index, expires_at, FactAction::Assert));
+            }
+            // Questions, hypotheses and other people's words state nothing.
+            _ => return Vec::new(),
+        }
+    }
+    if !asserted.is_empty() && !denied {
+        return asserted;
+    }
+    // A denial or retraction: read the assertion it takes back, and retire
+    // what that would have stated.
+    if statement::is_question(sentence, clause) {
+        return asserted;
+    }
+    let Some(positive) = statement::taken_back(clause) else {
+        return asserted;
+    };
+    let mut out = asserted;
+    for part in clauses(&positive) {
+        for (_, f) in rule_facts(part) {
+            out.push(candidate(retracted(f), index, None, FactAction::Retract));
+        }
+    }
+    out
+}
+
+/// A fact taken back names the attribute, and the value only where it
+/// identifies the fact ("works at Siemens"), not where it counts ("a dog").
+fn retracted(mut f: Fact) -> Fact {
+    let counting = [
+        "a", "an", "one", "two", "three", "four", "five", "likes", "dislikes",
+    ];
+    if counting.contains(&f.value.to_lowercase().as_str())
+        || f.value.chars().all(|c| c.is_ascii_digit())
+    {
+        f.value.clear();
+    }
+    f
+}
+
+/// Every fact the rules read in `clause`, with where its match starts; the
+/// first rule to speak for an attribute wins.
+fn rule_facts(clause: &str) -> Vec<(usize, Fact)> {
+    let ctx = Ctx { clause };
+    let mut found: Vec<(usize, Fact)> = Vec::new();
+    for rule in RULES.iter() {
+        for caps in rule.pattern.captures_iter(clause) {
+            let Some(f) = (rule.build)(&caps, &ctx) else {
+                continue;
+            };
+            if found.iter().any(|(_, g)| g.attribute == f.attribute) {
+                continue;
+            }
+            let at = caps.get(0).map_or(0, |m| m.start());
+            found.push((at, f));
+        }
+    }
+    found
+}
+
+/// What a forget request names, as candidates: the facts the rules read in
+/// it ("that I live in Berlin"), else the attribute its words name ("where
+/// I work", "my dog"), else its words alone, to be matched by meaning.
+fn forget(thing: &str, index: usize) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    for part in clauses(thing) {
+        for (_, f) in rule_facts(part) {
+            out.push(candidate(retracted(f), index, None, FactAction::Forget));
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    let attribute = topic(thing);
+    let words = thing.split_whitespace().count();
+    // One word names something only when it is a name or a number
+    // ("forget Berlin"), matched against what is held by its value.
+    let named = words == 1
+        && thing
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+    if attribute.is_none() && words < 2 && !named {
+        return out; // "forget it": nothing named
+    }
+    let f = Fact {
+        attribute: attribute.unwrap_or_default(),
+        value: if named {
+            thing
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_owned()
+        } else {
+            String::new()
+        },
+        statement: thing.to_owned(),
+        importance: 0.5,
+        default_ttl: None,
+    };
+    vec![candidate(f, index, None, FactAction::Forget)]
+}
+
+/// The attribute (or attribute prefix) a phrase names: "where I live" →
+/// `location`, "my sister's name" → `family.sister.name`, "my dog" →
+/// `pet.dog`.
+fn topic(phrase: &str) -> Option<String> {
+    static TOPICS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+        let t = |p: &str, a| {
+            (
+                Regex::new(&format!("(?i)^(?:{p})\\b")).unwrap_or_else(|e| panic!("{e}")),
+                a,
+            )
+        };
+        vec![
+            t(
+                r"where i (?:live|am based|stay|reside)|my (?:address|home|city|location|hometown|whereabouts)",
+                "location",
+            ),
+            t(
+                r"where i work|who i work for|my (?:job|employer|workplace|company|work|office)",
+                "employer",
+            ),
+            t(
+                r"what i do(?: for a living)?|my (?:role|job title|profession|occupation|position)",
+                "role",
+            ),
+            t(r"my age|how old i am", "age"),
+            t(r"my (?:full |first |last )?name", "name"),
+            t(r"my (?:birthday|date of birth|birth date)", "birthday"),
+            t(r"my diet|what i (?:eat|don't eat)", "diet"),
+            t(r"my allerg(?:y|ies)|what i'm allergic to", "allergy"),
+            t(
+                r"my (?:relationship|marital status|partner situation)",
+                "relationship.status",
+            ),
+        ]
+    });
+    static PET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"(?i)^my\s+(?P<sp>{SPECIES})(?:e?s)?(?P<n>'s\s+name)?\b"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static FAMILY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"(?i)^my\s+(?P<rel>{RELATIONS})(?P<n>'s\s+name)?\b"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static FAVOURITE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^my\s+favou?rite\s+(?P<w>[\p{L} ]{2,30})")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let phrase = phrase.trim().trim_end_matches(['.', '!', '?']);
+    if let Some((_, a)) = TOPICS.iter().find(|(r, _)| r.is_match(phrase)) {
+        return Some((*a).to_owned());
+    }
+    let named = |c: &Captures, key: &str, prefix: &str| {
+        let head = format!("{prefix}.{}", slug(&singular(c.name(key)?.as_str())));
+        Some(if c.name("n").is_some() {
+            format!("{head}.name")
+        } else {
+            head
+        })
+    };
+    if let Some(c) = PET.captures(phrase) {
+        return named(&c, "sp", "pet");
+    }
+    if let Some(c) = FAMILY.captures(phrase) {
+        return named(&c, "rel", "family");
+    }
+    FAVOURITE
+        .captures(phrase)
+        .and_then(|c| c.name("w"))
+        .map(|w| format!("favorite.{}", slug(w.as_str())))
+}
+
+#[async_trait]
+impl Extractor for RulesExtractor {
+    fn id(&self) -> &str {
+        "rules"
+    }
+
+    async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
+        Ok(self.extract_sync(messages))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clauses_keep_decimals_and_domains_whole() {
+        assert_eq!(
+            clauses("I prefer Python 3.11 for stability. I use example.com!Ok"),
+            ["I prefer Python 3.11 for stability", "I use example.com!Ok"]
+        );
+    }
+
+    fn facts(text: &str) -> Vec<(String, String)> {
+        let said = chrono::Utc::now();
+        RulesExtractor
+            .extract_sync(&[InputMessage {
+                role: crate::extract::Role::User,
+                content: text.into(),
+                created_at: said,
+            }])
+            .into_iter()
+            .map(|c| (c.attribute, c.value))
+            .collect()
+    }
+
+    #[test]
+    fn an_introduction_gives_name_role_and_employer() {
+        let got = facts("Hi! I'm Bob, a data scientist at Netflix.");
+        for want in [
+            ("name", "Bob"),
+            ("role", "data scientist"),
+            ("employer", "Netflix"),
+        ] {
+            assert!(
+                got.iter().any(|(a, v)| a == want.0 && v == want.1),
+                "{want:?} in {got:?}"
+            );
+        }
+        assert!(facts("I'm Tired, a bit").iter().all(|(a, _)| a != "name"));
+    }
+
+    #[test]
+    fn values_keep_their_decimals() {
+        let got = facts("I prefer Python 3.11 for stability.");
+        assert!(got.iter().any(|(_, v)| v == "Python 3.11"), "{got:?}");
+    }
+
+    #[test]
+    fn clauses_split_on_sentences_and_first_person_joins() {
+        assert_eq!(
+            clauses("I live in Leeds and I work at Acme. I like tea and biscuits!"),
+            [
+                "I live in Leeds",
+                "I work at Acme",
+                "I like tea and biscuits"
+            ]
+        );
+        assert_eq!(
+            clauses("My cat is Tom, my dog is Rex"),
+            ["My cat is Tom", "my dog is Rex"]
+        );
+    }
+}
