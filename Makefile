@@ -17,7 +17,7 @@ test: env
 test-llm: env
 	@scripts/test-llm.sh
 
-## Engram on a 3-node Citus cluster built from ../shared/vendor (after make test, which installs the Python client it uses).
+## Engram on a 3-node Citus cluster built from ../shared/vendor (installs the Python client it uses).
 test-citus: env
 	@scripts/test-citus.sh
 
@@ -29,6 +29,7 @@ test-docker: env
 env:
 	@scripts/dev-env.sh
 
+## Formatting and clippy with warnings as errors (CI runs it first).
 lint:
 	cargo fmt --all --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets --locked -- -D warnings

@@ -42,10 +42,7 @@ PIDS+=($!)
 for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 
 VENV="$DATA/client-venv"
-if ! "$VENV/bin/python" -c 'import engram_client, pytest' 2>/dev/null; then
-  log "the Python client's venv is missing; run scripts/test-clients.sh (make test) first"
-  exit 1
-fi
+"$ROOT/scripts/client-venv.sh"
 log "walk-through against http://127.0.0.1:$PORT on Citus"
 ENGRAM_URL="http://127.0.0.1:$PORT" ENGRAM_API_KEY="$KEY" ENGRAM_CITUS_DB="$DB" \
   "$VENV/bin/python" -m pytest -q -p no:cacheprovider -s "$ROOT/tests/citus"

@@ -23,14 +23,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 
 VENV="$DATA/client-venv"
-PINS=(httpx==0.28.1 pydantic==2.10.6 pytest==8.3.4 pyyaml==6.0.2 mypy==1.14.1)
-if ! "$VENV/bin/python" -c 'import httpx, pydantic, pytest, yaml, mypy' 2>/dev/null; then
-  log "creating $VENV (${PINS[*]})"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q "${PINS[@]}"
-fi
-log "installing clients/python into $VENV"
-"$VENV/bin/pip" install -q --force-reinstall --no-deps "$ROOT/clients/python"
+"$ROOT/scripts/client-venv.sh"
 
 cd "$ROOT"
 cargo build --locked --bin engram -q

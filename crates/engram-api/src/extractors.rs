@@ -134,6 +134,20 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     }
 }
 
+/// A path segment that must be an identifier: 400 naming it otherwise.
+pub(crate) fn path_identifier(
+    state: &crate::state::AppState,
+    field: &str,
+    raw: &str,
+) -> Result<String, ApiError> {
+    engram_core::validate::reference(field, raw, &state.config.limits).map_err(|e| {
+        ApiError::BadParameter {
+            field: field.into(),
+            message: e.message,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

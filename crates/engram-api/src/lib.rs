@@ -5,17 +5,15 @@ mod admission;
 mod audit;
 mod auth;
 mod binding;
-mod context_block;
 pub mod dto;
 mod error;
 mod extractors;
-mod ingest;
 pub mod metrics;
 mod routes;
-mod search;
 mod spool;
 mod state;
 mod timeout;
+mod usecases;
 
 use std::sync::Arc;
 

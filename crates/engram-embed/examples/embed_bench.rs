@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! make env && . .data/env
-//! cargo run --release -p engram-embed --example embed_bench -- "$ENGRAM_MODEL_DIR" [ROUNDS]
+//! cargo run --release -p engram-embed --example embed_bench -- "$ENGRAM_EMBED_MODEL_DIR" [ROUNDS]
 //! ```
 
 use std::time::Instant;

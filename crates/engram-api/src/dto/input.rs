@@ -202,3 +202,19 @@ impl SearchFilters {
         Ok(())
     }
 }
+
+/// The cursor of the page after `items`, when the page was full: what
+/// `cursor` reads back.
+pub fn next_cursor<T>(
+    items: &[T],
+    limit: usize,
+    key: impl Fn(&T) -> (chrono::DateTime<chrono::Utc>, uuid::Uuid),
+) -> Option<String> {
+    (items.len() == limit)
+        .then(|| items.last())
+        .flatten()
+        .map(|last| {
+            let (created_at, id) = key(last);
+            engram_core::Cursor { created_at, id }.encode()
+        })
+}

@@ -48,7 +48,9 @@ pub use context::{
     ContextRequest, ContextResponse, PatchProfileRequest, ProfileQuery, ProfileResponse,
     ProfileSummaryOut,
 };
-pub use input::{cursor, importance, messages, metadata, page_limit, stored_text, ValidMessage};
+pub use input::{
+    cursor, importance, messages, metadata, next_cursor, page_limit, stored_text, ValidMessage,
+};
 // Handlers take a scope from `Caller::scope` (binding.rs), which narrows it
 // to a bound key's user first; only that goes to this directly.
 pub(crate) use input::{scope, stored_scope};

@@ -11,9 +11,9 @@ use engram_core::JobStatus;
 use crate::dto::{AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, JobOut};
 use crate::error::ApiError;
 use crate::extractors::ApiJson;
-use crate::ingest;
-use crate::routes::jobs::wait_for_job;
 use crate::state::{AppState, Caller};
+use crate::usecases::ingest;
+use crate::usecases::jobs::wait_for_job;
 
 pub async fn add_memories(
     State(state): State<AppState>,

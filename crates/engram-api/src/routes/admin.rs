@@ -8,15 +8,15 @@ use axum::{Extension, Json};
 use engram_core::{validate, KeyBinding, Role};
 use engram_store::AuditQuery;
 
+use crate::dto::next_cursor;
 use crate::dto::{
     self, AuditListResponse, AuditQueryParams, CallerOut, ConsolidateRequest, CreateKeyRequest,
     CreatedKeyOut, KeyListResponse, KeyOut, RunsQuery, RunsResponse,
 };
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery, IdPath};
-use crate::routes::gdpr::next_cursor;
-use crate::routes::jobs::wait_for_job;
 use crate::state::{AppState, Caller};
+use crate::usecases::jobs::wait_for_job;
 
 // ---- keys ----------------------------------------------------------------------
 

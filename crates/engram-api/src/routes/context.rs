@@ -6,16 +6,16 @@ use axum::{Extension, Json};
 use engram_core::{Memory, MemoryPatch};
 use engram_store::StoreError;
 
-use crate::context_block::{self, PROFILE_LIMIT};
 use crate::dto::{
     self, ContextRequest, ContextResponse, MemoryOut, PatchProfileRequest, ProfileQuery,
     ProfileResponse, ProfileSummaryOut,
 };
 use crate::error::ApiError;
+use crate::extractors::path_identifier;
 use crate::extractors::{ApiJson, ApiQuery};
-use crate::routes::gdpr::path_identifier;
-use crate::search::embed_one;
 use crate::state::{AppState, Caller};
+use crate::usecases::context_block::{self, PROFILE_LIMIT};
+use crate::usecases::search::embed_one;
 
 pub async fn build_context(
     State(state): State<AppState>,

@@ -8,19 +8,20 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use chrono::Utc;
 use engram_core::{validate, MemoryFilter, MemoryState, Page};
 use engram_store::{ExportChunk, UserExport};
 use uuid::Uuid;
 
+use crate::dto::next_cursor;
 use crate::dto::{
     self, AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, ErasureReceipt,
 };
 use crate::error::ApiError;
-use crate::extractors::{ApiJson, ApiQuery};
-use crate::search::embed_all;
+use crate::extractors::{path_identifier, ApiJson, ApiQuery};
 use crate::spool::Spool;
 use crate::state::{AppState, Caller};
+use crate::usecases::purge::{receipt, run_source_purge};
+use crate::usecases::search::embed_all;
 
 // ---- one user's data -----------------------------------------------------------
 
@@ -139,28 +140,6 @@ pub async fn purge_source(
     ))
 }
 
-/// Carries out a purge plan: embeds the merged memories' earlier texts it
-/// restores, then purges in one transaction; the receipt.
-pub(crate) async fn run_source_purge(
-    state: &AppState,
-    caller: &Caller,
-    plan: &engram_store::SourcePurgePlan,
-    action: &str,
-) -> Result<ErasureReceipt, ApiError> {
-    let texts: Vec<String> = plan.restores.iter().map(|r| r.content.clone()).collect();
-    let embeddings = if texts.is_empty() {
-        Vec::new()
-    } else {
-        embed_all(state, &texts).await?
-    };
-    let counts = state
-        .store
-        .unbounded()
-        .purge_source(caller.tenant_id, plan, &embeddings, caller.audit(action))
-        .await?;
-    Ok(receipt(caller, counts))
-}
-
 /// The user's export document (format `engram.user-export` v1, see
 /// docs/GDPR.md), read from one database snapshot into a spool at database
 /// speed, then sent: a client that reads slowly holds no database
@@ -266,18 +245,6 @@ fn user_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
     path_identifier(state, "user_id", raw)
 }
 
-/// A path segment that must be an identifier: 400 naming it otherwise.
-pub(crate) fn path_identifier(
-    state: &AppState,
-    field: &str,
-    raw: &str,
-) -> Result<String, ApiError> {
-    validate::reference(field, raw, &state.config.limits).map_err(|e| ApiError::BadParameter {
-        field: field.into(),
-        message: e.message,
-    })
-}
-
 fn parse_states<'a>(
     names: impl Iterator<Item = &'a str>,
     field: &str,
@@ -325,27 +292,4 @@ async fn with_history(
             memory: m.into(),
         })
         .collect())
-}
-
-pub(crate) fn next_cursor<T>(
-    items: &[T],
-    limit: usize,
-    key: impl Fn(&T) -> (chrono::DateTime<Utc>, Uuid),
-) -> Option<String> {
-    (items.len() == limit)
-        .then(|| items.last())
-        .flatten()
-        .map(|last| {
-            let (created_at, id) = key(last);
-            engram_core::Cursor { created_at, id }.encode()
-        })
-}
-
-fn receipt(caller: &Caller, counts: engram_store::Counts) -> ErasureReceipt {
-    ErasureReceipt {
-        request_id: caller.request_id.clone(),
-        tenant_id: caller.tenant_id,
-        completed_at: Utc::now(),
-        counts,
-    }
 }

@@ -12,8 +12,8 @@ use crate::dto::{
 };
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery, IdPath};
-use crate::search::{embed_one, run_search, SearchPlan};
 use crate::state::{AppState, Caller};
+use crate::usecases::search::{embed_one, run_search, SearchPlan};
 
 pub async fn search_memories(
     State(state): State<AppState>,
@@ -50,17 +50,7 @@ pub async fn list_memories(
         .store
         .list_memories(caller.tenant_id, &filter, &page)
         .await?;
-    let next_cursor = (memories.len() == page.limit)
-        .then(|| {
-            memories.last().map(|m| {
-                engram_core::Cursor {
-                    created_at: m.created_at,
-                    id: m.id,
-                }
-                .encode()
-            })
-        })
-        .flatten();
+    let next_cursor = crate::dto::next_cursor(&memories, page.limit, |m| (m.created_at, m.id));
     Ok(Json(ListResponse {
         results: memories.into_iter().map(MemoryOut::from).collect(),
         next_cursor,

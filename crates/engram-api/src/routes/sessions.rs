@@ -13,10 +13,11 @@ use crate::dto::{
     ListTurnsResponse, SessionOut,
 };
 use crate::error::ApiError;
+use crate::extractors::path_identifier;
 use crate::extractors::{ApiJson, ApiQuery};
-use crate::ingest;
-use crate::routes::gdpr::{path_identifier, run_source_purge};
 use crate::state::{AppState, Caller};
+use crate::usecases::ingest;
+use crate::usecases::purge::run_source_purge;
 
 fn session_path(state: &AppState, raw: &str) -> Result<String, ApiError> {
     path_identifier(state, "session_id", raw)

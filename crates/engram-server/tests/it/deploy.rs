@@ -26,7 +26,7 @@ fn compose_config(api_key: Option<&str>) -> std::process::Output {
 
 /// The file parses without the key, so `down` and `logs` work; the key is
 /// passed through empty, and `engram serve` refuses to start without one
-/// (tests/startup.rs `serve_without_a_key_refuses_to_start`).
+/// (tests/it/startup.rs `serve_without_a_key_refuses_to_start`).
 #[test]
 fn compose_file_is_valid_without_the_key_and_passes_it_through() {
     for key in [Some("k3y"), None] {

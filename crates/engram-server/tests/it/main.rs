@@ -17,6 +17,7 @@ mod adversarial;
 mod architecture;
 mod bad_input;
 mod bound_keys;
+mod configuration;
 mod consolidation;
 mod deploy;
 mod extraction;

@@ -14,8 +14,8 @@ use engram_store::StoreError;
 
 use crate::dto::{ContextRequest, ContextResponse};
 use crate::error::ApiError;
-use crate::search::{run_search, SearchPlan};
 use crate::state::{AppState, Caller};
+use crate::usecases::search::{run_search, SearchPlan};
 
 /// The most profile entries a profile or a context call considers.
 pub(crate) const PROFILE_LIMIT: usize = 50;

@@ -14,8 +14,8 @@ use engram_store::{Enqueued, NewJob, NewTurn};
 
 use crate::dto::{self, AddMemoriesRequest, AddResult, Role, ValidMessage};
 use crate::error::ApiError;
-use crate::search::embed_all;
 use crate::state::{AppState, Caller};
+use crate::usecases::search::embed_all;
 
 /// The fields every add shares, validated.
 pub(crate) struct AddCommon {

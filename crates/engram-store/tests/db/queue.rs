@@ -1,0 +1,279 @@
+//! The queue: claims under a lease, retries with backoff, the last attempt,
+//! idempotency keys, and kinds tied to their payloads.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use engram_core::extract::ExtractionRequest;
+use engram_core::{JobStatus, NewMemory, DEFAULT_TENANT};
+use engram_store::{
+    ConsolidatePayload, JobKind, NewJob, PayloadError, StoreError, SummarizePayload,
+};
+use sqlx::PgPool;
+
+use super::{enqueue, extraction, store, vector};
+
+#[sqlx::test(migrations = false)]
+async fn racing_workers_claim_each_job_exactly_once(pool: PgPool) {
+    let store = store(pool).await;
+    let mut ids = Vec::new();
+    for n in 0..40 {
+        ids.push(enqueue(&store, &extraction("u", &format!("I like tea number {n}."))).await);
+    }
+    let claimers = (0..6).map(|w| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut mine = Vec::new();
+            while let Some(job) = store
+                .claim_job(&format!("w{w}"), 60.0, &JobKind::ALL)
+                .await
+                .unwrap()
+            {
+                mine.push(job);
+            }
+            mine
+        })
+    });
+    let mut claimed: HashMap<uuid::Uuid, usize> = HashMap::new();
+    for c in claimers {
+        for job in c.await.unwrap() {
+            assert_eq!(job.status, JobStatus::Running);
+            assert_eq!(job.attempts, 1);
+            assert_eq!(job.kind, JobKind::Extract);
+            *claimed.entry(job.id).or_default() += 1;
+        }
+    }
+    assert_eq!(claimed.len(), ids.len(), "every job was claimed");
+    assert!(claimed.values().all(|&n| n == 1), "{claimed:?}");
+}
+
+#[sqlx::test(migrations = false)]
+async fn an_expired_lease_is_claimed_again_and_counts_an_attempt(pool: PgPool) {
+    let store = store(pool).await;
+    let id = enqueue(&store, &extraction("u", "I live in Oslo.")).await;
+    let first = store
+        .claim_job("a", 0.2, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((first.id, first.attempts), (id, 1));
+    // Held: nobody else gets it while the lease runs.
+    assert!(store
+        .claim_job("b", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .is_none());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let again = store
+        .claim_job("b", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((again.id, again.attempts), (id, 2));
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_lease_that_runs_out_on_the_last_attempt_fails_the_job(pool: PgPool) {
+    let store = store(pool).await;
+    let job = NewJob {
+        max_attempts: 1,
+        ..extraction("u", "I live in Oslo.")
+    };
+    let id = enqueue(&store, &job).await;
+    store
+        .claim_job("a", 0.1, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(store
+        .claim_job("b", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .is_none());
+    let row = store.get_job(DEFAULT_TENANT, id).await.unwrap();
+    assert_eq!(row.status, JobStatus::Failed);
+    assert!(row.payload.is_none(), "a failed job keeps no messages");
+    assert!(row.last_error.unwrap().contains("lease ran out"));
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_failure_is_retried_after_its_backoff_then_fails_for_good(pool: PgPool) {
+    let store = store(pool).await;
+    let job = NewJob {
+        max_attempts: 2,
+        ..extraction("u", "I live in Oslo.")
+    };
+    let id = enqueue(&store, &job).await;
+    store
+        .claim_job("a", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    let status = store
+        .fail_job(DEFAULT_TENANT, id, "model down", 30.0)
+        .await
+        .unwrap();
+    assert_eq!(status, Some(JobStatus::Queued));
+    // Not due before its backoff.
+    assert!(store
+        .claim_job("a", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .is_none());
+    sqlx::query("UPDATE jobs SET run_at = now() WHERE id = $1")
+        .bind(id)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let again = store
+        .claim_job("a", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.attempts, 2);
+    let status = store
+        .fail_job(DEFAULT_TENANT, id, "model down again", 0.0)
+        .await
+        .unwrap();
+    assert_eq!(status, Some(JobStatus::Failed));
+    let row = store.get_job(DEFAULT_TENANT, id).await.unwrap();
+    assert_eq!(row.last_error.as_deref(), Some("model down again"));
+    assert!(row.payload.is_none() && row.finished_at.is_some());
+    assert!(store
+        .claim_job("a", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .is_none());
+    // A job deleted meanwhile (an erasure) reports that it is gone.
+    sqlx::query("DELETE FROM jobs")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.fail_job(DEFAULT_TENANT, id, "x", 0.0).await.unwrap(),
+        None
+    );
+}
+
+#[sqlx::test(migrations = false)]
+async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(pool: PgPool) {
+    let store = store(pool).await;
+    let keyed = |fingerprint: &str| NewJob {
+        idempotency_key: Some("client:k1".into()),
+        fingerprint: Some(fingerprint.into()),
+        ..extraction("u", "I live in Oslo.")
+    };
+    let raw = |text: &str| {
+        vec![(
+            NewMemory {
+                scope: super::scope("u"),
+                kind: engram_core::MemoryKind::Semantic,
+                content: text.into(),
+                importance: 0.5,
+                source: engram_core::Source {
+                    source_type: engram_core::SourceType::UserStated,
+                    source_ref: None,
+                },
+                metadata: serde_json::json!({}),
+                pinned: false,
+                expires_at: None,
+                created_at: None,
+            },
+            vector(1),
+        )]
+    };
+    let first = store
+        .enqueue_extraction(
+            DEFAULT_TENANT,
+            &keyed("f1"),
+            &raw("I live in Oslo."),
+            "test",
+        )
+        .await
+        .unwrap();
+    assert!(first.created && first.raw.len() == 1);
+    let raw_job: Option<uuid::Uuid> = sqlx::query_scalar("SELECT job_id FROM memories")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(
+        raw_job,
+        Some(first.job_id),
+        "the raw copy belongs to its job"
+    );
+
+    let repeat = store
+        .enqueue_extraction(
+            DEFAULT_TENANT,
+            &keyed("f1"),
+            &raw("I live in Bergen."),
+            "test",
+        )
+        .await
+        .unwrap();
+    assert!(!repeat.created && repeat.raw.is_empty());
+    assert_eq!(repeat.job_id, first.job_id);
+    let other = store
+        .enqueue_extraction(
+            DEFAULT_TENANT,
+            &keyed("f2"),
+            &raw("I live in Bergen."),
+            "test",
+        )
+        .await;
+    assert!(
+        matches!(other, Err(StoreError::IdempotencyKeyReused)),
+        "{other:?}"
+    );
+    let (jobs, memories): (i64, i64) =
+        sqlx::query_as("SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM memories)")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+    assert_eq!((jobs, memories), (1, 1), "a repeat writes nothing");
+}
+
+#[sqlx::test(migrations = false)]
+async fn a_lane_claims_only_its_kinds_and_a_payload_reads_only_as_its_kind(pool: PgPool) {
+    let store = store(pool).await;
+    enqueue(&store, &extraction("u", "I live in Oslo.")).await;
+    let payload = ConsolidatePayload {
+        user_id: Some("u".into()),
+        dry_run: true,
+    };
+    let run = store
+        .enqueue_consolidation(DEFAULT_TENANT, &payload)
+        .await
+        .unwrap();
+    let job = store
+        .claim_job("c", 60.0, &[JobKind::Consolidate])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((job.id, job.kind), (run, JobKind::Consolidate));
+    assert_eq!(job.payload::<ConsolidatePayload>().unwrap(), payload);
+    assert_eq!(
+        job.payload::<ExtractionRequest>().unwrap_err(),
+        PayloadError::Kind {
+            job: JobKind::Consolidate,
+            wanted: JobKind::Extract
+        }
+    );
+    assert!(matches!(
+        job.payload::<SummarizePayload>(),
+        Err(PayloadError::Kind { .. })
+    ));
+    assert!(store
+        .claim_job("c", 60.0, &[JobKind::Consolidate])
+        .await
+        .unwrap()
+        .is_none());
+    let extract = store
+        .claim_job("w", 60.0, &JobKind::REQUEST_WORK)
+        .await
+        .unwrap()
+        .unwrap();
+    let request: ExtractionRequest = extract.payload().unwrap();
+    assert_eq!(request.messages[0].content, "I live in Oslo.");
+}
