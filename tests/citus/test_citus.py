@@ -76,13 +76,13 @@ def test_the_walk_through(admin, live):
 
 def test_tenants_stay_apart(admin, live):
     a, b = tenant_client(admin, live, "iso-a"), tenant_client(admin, live, "iso-b")
-    kept = a.memories.add(user_id="same-user", text="Tenant A's secret is blue.", infer=False).memories[0]
+    kept = a.memories.add(user_id="same-user", text="Tenant A's favourite colour is blue.", infer=False).memories[0]
     b.memories.add(user_id="same-user", text="Tenant B likes green.", infer=False)
-    seen_by_b = b.memories.search(query="secret blue", user_id="same-user", threshold=-1).results
+    seen_by_b = b.memories.search(query="favourite colour blue", user_id="same-user", threshold=-1).results
     assert [h.memory for h in seen_by_b] == ["Tenant B likes green."]
     with pytest.raises(NotFoundError):
         b.memories.get(kept.id)
-    assert [m.memory for m in a.memories.list(user_id="same-user")] == ["Tenant A's secret is blue."]
+    assert [m.memory for m in a.memories.list(user_id="same-user")] == ["Tenant A's favourite colour is blue."]
 
 
 def psql(sql: str) -> str:

@@ -34,7 +34,6 @@ use governor::clock::{Clock, DefaultClock};
 use uuid::Uuid;
 
 use crate::error::ApiError;
-use crate::state::AppState;
 
 /// Counts of requests in flight per key (a peer, an API key), each below a cap.
 pub struct InFlight<K> {
@@ -188,6 +187,9 @@ pub struct Admission {
     /// Exports being read from the database at once (each holds a pooled
     /// connection while it does).
     pub exports: Arc<tokio::sync::Semaphore>,
+    /// A body's size and how long it may take to arrive.
+    max_body_bytes: usize,
+    body_timeout: std::time::Duration,
 }
 
 impl Admission {
@@ -199,6 +201,8 @@ impl Admission {
             exports: Arc::new(tokio::sync::Semaphore::new(
                 config.max_concurrent_exports.max(1),
             )),
+            max_body_bytes: config.max_body_bytes,
+            body_timeout: config.body_timeout,
         }
     }
 }
@@ -212,9 +216,13 @@ pub(crate) fn peer(req: &Request) -> Option<IpAddr> {
 }
 
 /// Step 1: the peer's cap.
-pub async fn peer_slot(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn peer_slot(
+    State(admission): State<Arc<Admission>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let slot = match peer(&req) {
-        Some(ip) => match state.admission.peers.try_take(ip) {
+        Some(ip) => match admission.peers.try_take(ip) {
             Some(slot) => Some(slot),
             None => return ApiError::TooManyConcurrent("this address").into_response(),
         },
@@ -225,8 +233,13 @@ pub async fn peer_slot(State(state): State<AppState>, req: Request, next: Next) 
 
 /// Step 3 (after authentication): the key's cap, `key` being the caller's
 /// key id (the nil id for the ENGRAM_API_KEY key).
-pub(crate) async fn key_slot(state: &AppState, key: Uuid, req: Request, next: Next) -> Response {
-    match state.admission.keys.try_take(key) {
+pub(crate) async fn key_slot(
+    admission: &Admission,
+    key: Uuid,
+    req: Request,
+    next: Next,
+) -> Response {
+    match admission.keys.try_take(key) {
         Some(slot) => hold(next.run(req).await, Some(slot)),
         None => ApiError::TooManyConcurrent("this API key").into_response(),
     }
@@ -234,8 +247,12 @@ pub(crate) async fn key_slot(state: &AppState, key: Uuid, req: Request, next: Ne
 
 /// Step 5: the whole body within its deadline (408 and the connection
 /// closed when it does not arrive in time; 413 when it is too large).
-pub async fn read_body(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let limit = state.config.max_body_bytes;
+pub async fn read_body(
+    State(admission): State<Arc<Admission>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let limit = admission.max_body_bytes;
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -246,8 +263,7 @@ pub async fn read_body(State(state): State<AppState>, req: Request, next: Next) 
     }
     let (parts, body) = req.into_parts();
     let bytes =
-        match tokio::time::timeout(state.config.body_timeout, axum::body::to_bytes(body, limit))
-            .await
+        match tokio::time::timeout(admission.body_timeout, axum::body::to_bytes(body, limit)).await
         {
             Ok(Ok(bytes)) => bytes,
             Ok(Err(e)) if too_large(&e) => {

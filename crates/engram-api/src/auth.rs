@@ -14,12 +14,10 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::headers::TENANT_HEADER;
 use crate::state::{AppState, Caller};
 
-/// The header an admin key names the tenant to act in with (id or name).
-/// Tenant and read-only keys may send it only with their own tenant.
-pub const TENANT_HEADER: &str = "x-engram-tenant";
-
+/// Resolves the presented key to a caller, or refuses the request.
 pub async fn authenticate(
     State(state): State<AppState>,
     mut req: Request,
@@ -62,7 +60,7 @@ pub async fn authenticate(
     }
     let key = caller.key_id.unwrap_or(Uuid::nil());
     req.extensions_mut().insert(caller);
-    Ok(crate::admission::key_slot(&state, key, req, next).await)
+    Ok(crate::admission::key_slot(&state.admission, key, req, next).await)
 }
 
 /// The request id as the audit log keeps it: a UUID (the server's own, or a

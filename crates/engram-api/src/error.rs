@@ -209,7 +209,7 @@ impl IntoResponse for ApiError {
         let field = match &self {
             Self::Validation(e) => Some(e.field.as_str()),
             Self::BadParameter { field, .. } => Some(field.as_str()),
-            Self::TenantNotFound => Some(crate::auth::TENANT_HEADER),
+            Self::TenantNotFound => Some(crate::headers::TENANT_HEADER),
             _ => None,
         };
         let body = Problem {

@@ -8,6 +8,7 @@ mod binding;
 pub mod dto;
 mod error;
 mod extractors;
+mod headers;
 pub mod metrics;
 mod routes;
 mod spool;
@@ -35,8 +36,8 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 pub use admission::Admission;
-pub use auth::TENANT_HEADER;
 pub use error::ApiError;
+pub use headers::TENANT_HEADER;
 pub use routes::health::OPENAPI_YAML;
 pub use state::{
     ApiConfig, ApiKey, AppState, Caller, KeyLimiter, ModelsInfo, RateLimit, UsageRecorder,
@@ -268,7 +269,10 @@ pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
         }
         group = group
             .route_layer(overload())
-            .route_layer(from_fn_with_state(state.clone(), admission::read_body));
+            .route_layer(from_fn_with_state(
+                state.admission.clone(),
+                admission::read_body,
+            ));
         if matches!(access, Access::TenantAdmin | Access::Admin) {
             group = group.route_layer(from_fn_with_state(state.clone(), audit::record_admin_use));
         }
@@ -283,14 +287,20 @@ pub fn app_with(state: AppState, extra: Option<Router<AppState>>) -> Router {
     let authenticated = |router: Router<AppState>| {
         router
             .route_layer(from_fn_with_state(state.clone(), auth::authenticate))
-            .route_layer(from_fn_with_state(state.clone(), admission::peer_slot))
+            .route_layer(from_fn_with_state(
+                state.admission.clone(),
+                admission::peer_slot,
+            ))
     };
     let private = authenticated(private);
     // (route_layer refuses a router without routes, hence the Option.)
     let extra = extra.map_or_else(Router::new, |extra| {
         authenticated(
             extra
-                .route_layer(from_fn_with_state(state.clone(), admission::read_body))
+                .route_layer(from_fn_with_state(
+                    state.admission.clone(),
+                    admission::read_body,
+                ))
                 .route_layer(from_fn(|req, next| auth::require(Access::Read, req, next))),
         )
     });
@@ -372,7 +382,7 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
             .allow_headers([
                 header::AUTHORIZATION,
                 header::CONTENT_TYPE,
-                HeaderName::from_static(auth::TENANT_HEADER),
+                HeaderName::from_static(headers::TENANT_HEADER),
             ]),
     )
 }

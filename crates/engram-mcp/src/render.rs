@@ -4,7 +4,22 @@
 
 use serde_json::{json, Value};
 
-use crate::tools::{ToolError, ToolOutput};
+/// Why a tool call failed; each becomes a result with `isError`.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The arguments do not fit the tool's schema.
+    Arguments(String),
+    /// The API refused or failed: its problem document.
+    Problem { status: u16, problem: Value },
+    /// The API could not be reached.
+    Unreachable(String),
+}
+
+/// What a successful tool call gives: structured JSON and a short text.
+pub struct ToolOutput {
+    pub structured: Value,
+    pub text: String,
+}
 
 fn out(structured: Value, text: String) -> ToolOutput {
     ToolOutput { structured, text }

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use crate::backend::{Backend, Forward, RestCall, RestReply};
 use crate::render;
+pub use crate::render::{ToolError, ToolOutput};
 
 /// The user and agent a connection acts for when a call names none: from
 /// the `X-Engram-User` / `X-Engram-Agent` headers of the MCP request, or
@@ -254,23 +255,6 @@ pub fn catalogue() -> Vec<Tool> {
 }
 
 // ---- running a tool ------------------------------------------------------------
-
-/// Why a tool call failed; each becomes a result with `isError`.
-#[derive(Debug)]
-pub enum ToolError {
-    /// The arguments do not fit the tool's schema.
-    Arguments(String),
-    /// The API refused or failed: its problem document.
-    Problem { status: u16, problem: Value },
-    /// The API could not be reached.
-    Unreachable(String),
-}
-
-/// What a successful tool call gives: structured JSON and a short text.
-pub struct ToolOutput {
-    pub structured: Value,
-    pub text: String,
-}
 
 /// Runs a tool; `None` when no tool has this name.
 pub async fn run(

@@ -3,7 +3,7 @@
 //! source produced. Each is one tenant-scoped transaction, audited in the same
 //! commit, and returns counts per table (the receipt).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use engram_core::HistoryEntry;
 use pgvector::Vector;
@@ -11,12 +11,10 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::audit::{write_audit, AuditEntry};
-use crate::derived::redact_derived;
+use crate::derived::{redact_derived, SCRUB_JOB_RESULTS};
+pub use crate::receipt::Counts;
 use crate::rows::HistoryRow;
 use crate::{ConflictKind, Store, StoreError};
-
-/// Rows removed (or changed) per table: the body of an erasure receipt.
-pub type Counts = BTreeMap<String, i64>;
 
 /// A memory a source purge restores to its content before the source merged
 /// into it; the caller embeds `content`.
@@ -35,18 +33,6 @@ pub struct SourcePurgePlan {
     /// too, with its turns, summary and jobs, in the same transaction.
     pub session: Option<String>,
 }
-
-/// Removes job results that mention any of `ids` (they quote the memory's text).
-pub(crate) const SCRUB_JOB_RESULTS: &str = "UPDATE jobs SET results = (
-        SELECT coalesce(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(results) e
-        WHERE NOT ((e->>'memory_id')::uuid = ANY($2)
-                   OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
-                              WHERE r::uuid = ANY($2))))
-     WHERE tenant_id = $1 AND jsonb_typeof(results) = 'array' AND EXISTS (
-        SELECT 1 FROM jsonb_array_elements(results) e
-        WHERE (e->>'memory_id')::uuid = ANY($2)
-           OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
-                      WHERE r::uuid = ANY($2)))";
 
 impl Store {
     /// The history of each of `ids`, oldest first.

@@ -10,8 +10,20 @@ use engram_core::forget::{redact_summary, redact_turn, FactTrace};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::admin::Counts;
+use crate::receipt::Counts;
 use crate::StoreError;
+
+/// Removes job results that mention any of `ids` (they quote the memory's text).
+pub(crate) const SCRUB_JOB_RESULTS: &str = "UPDATE jobs SET results = (
+        SELECT coalesce(jsonb_agg(e), '[]'::jsonb) FROM jsonb_array_elements(results) e
+        WHERE NOT ((e->>'memory_id')::uuid = ANY($2)
+                   OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
+                              WHERE r::uuid = ANY($2))))
+     WHERE tenant_id = $1 AND jsonb_typeof(results) = 'array' AND EXISTS (
+        SELECT 1 FROM jsonb_array_elements(results) e
+        WHERE (e->>'memory_id')::uuid = ANY($2)
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(e->'replaced', '[]'::jsonb)) r
+                      WHERE r::uuid = ANY($2)))";
 
 /// A deleted fact and where it came from.
 #[derive(sqlx::FromRow)]
@@ -190,7 +202,7 @@ pub(crate) async fn redact_derived(
         }
     }
     // Job results quote the facts they produced or replaced.
-    let scrubbed = sqlx::query(crate::admin::SCRUB_JOB_RESULTS)
+    let scrubbed = sqlx::query(SCRUB_JOB_RESULTS)
         .bind(tenant)
         .bind(ids)
         .execute(&mut *conn)

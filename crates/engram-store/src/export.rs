@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use crate::admin::{commit_with_receipt, Counts};
 use crate::audit::{AuditEntry, AuditRecord};
-use crate::sessions::refuse_foreign_sessions;
+use crate::ownership::refuse_foreign_sessions;
 use crate::tenant::enter_tenant;
 use crate::{ConflictKind, Store, StoreError};
 

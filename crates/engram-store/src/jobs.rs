@@ -21,7 +21,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::memories::{insert_memories_in, InsertOutcome};
-use crate::sessions::refuse_foreign_sessions;
+use crate::ownership::refuse_foreign_sessions;
 use crate::{Store, StoreError};
 
 /// Jobs a claim reads at once: enough that workers racing for the oldest

@@ -10,7 +10,7 @@ use pgvector::Vector;
 use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
-use crate::sessions::refuse_foreign_sessions;
+use crate::ownership::refuse_foreign_sessions;
 use crate::{Store, StoreError};
 
 /// One input of an add, and what became of it.
