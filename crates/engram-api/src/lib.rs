@@ -43,7 +43,7 @@ pub use state::{
     ApiConfig, ApiKey, AppState, Caller, KeyLimiter, ModelsInfo, RateLimit, UsageRecorder,
 };
 
-use routes::{add, admin, context, gdpr, health, jobs, memories, sessions};
+use routes::{add, admin, context, entities, gdpr, health, jobs, memories, sessions};
 
 struct Route {
     method: Method,
@@ -88,6 +88,12 @@ fn routes() -> Vec<Route> {
             read,
             memories::search_memories,
         ),
+        route(
+            M::POST,
+            "/v1/memories/batch",
+            write,
+            memories::batch_memories,
+        ),
         route(M::GET, "/v1/memories/{id}", read, memories::get_memory),
         route(
             M::PATCH,
@@ -114,6 +120,7 @@ fn routes() -> Vec<Route> {
             memories::revert_memory,
         ),
         route(M::GET, "/v1/jobs/{id}", read, jobs::get_job),
+        route(M::GET, "/v1/entities", read, entities::list_entities),
         route(
             M::POST,
             "/v1/sessions/{session_id}/messages",

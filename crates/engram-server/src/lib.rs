@@ -226,15 +226,16 @@ pub async fn serve(
         idle_timeout: state.config.idle_timeout,
         write_timeout: state.config.write_timeout,
     };
-    let mcp = mcp::router(&state);
-    http::serve(
-        listener,
-        engram_api::app_with(state, Some(mcp)),
-        limits,
-        shutdown,
-        SHUTDOWN_GRACE,
-    )
-    .await
+    http::serve(listener, router(state), limits, shutdown, SHUTDOWN_GRACE).await
+}
+
+/// Everything `engram serve` answers: the REST API with the MCP endpoint
+/// and the Mem0-compatible routes beside it, behind the same keys and limits.
+pub fn router(state: AppState) -> axum::Router {
+    let extra = mcp::router(&state).merge(engram_mem0::router(engram_mem0::Rest(engram_api::app(
+        state.clone(),
+    ))));
+    engram_api::app_with(state, Some(extra)).layer(axum::middleware::from_fn(engram_mem0::adapt))
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

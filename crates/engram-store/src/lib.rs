@@ -10,6 +10,7 @@ mod admin;
 mod audit;
 mod consolidation;
 mod derived;
+mod entities;
 mod error;
 mod export;
 mod extraction;
@@ -30,6 +31,7 @@ mod tenant;
 pub use admin::{Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
+pub use entities::{Entity, EntityKind};
 pub use error::{sanitized, ConflictKind, StoreError};
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,

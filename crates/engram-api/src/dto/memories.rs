@@ -171,6 +171,49 @@ pub struct PatchMemoryRequest {
     pub expires_at: Option<Option<Timestamp>>,
 }
 
+/// `POST /v1/memories/batch`: changes and deletes, one transaction.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    #[serde(default)]
+    pub update: Vec<BatchUpdate>,
+    #[serde(default)]
+    pub delete: Vec<Uuid>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchUpdate {
+    pub id: Uuid,
+    pub memory: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+    pub importance: Option<f64>,
+    pub pinned: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    pub expires_at: Option<Option<Timestamp>>,
+}
+
+impl BatchUpdate {
+    pub fn split(self) -> (Uuid, PatchMemoryRequest) {
+        let patch = PatchMemoryRequest {
+            memory: self.memory,
+            metadata: self.metadata,
+            importance: self.importance,
+            pinned: self.pinned,
+            expires_at: self.expires_at,
+        };
+        (self.id, patch)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct BatchResponse {
+    pub updated: Vec<MemoryOut>,
+    pub deleted: Vec<Uuid>,
+    /// Rows changed per table.
+    pub counts: engram_store::Counts,
+}
+
 /// Tells an absent field (`None`) from an explicit `null` (`Some(None)`).
 pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
 where

@@ -4,6 +4,7 @@
 
 mod admin;
 mod context;
+mod entities;
 mod input;
 mod jobs;
 mod memories;
@@ -48,6 +49,7 @@ pub use context::{
     ContextRequest, ContextResponse, PatchProfileRequest, ProfileQuery, ProfileResponse,
     ProfileSummaryOut,
 };
+pub use entities::{EntitiesQuery, EntitiesResponse, EntityKindIn};
 pub use input::{
     cursor, importance, messages, metadata, next_cursor, page_limit, stored_text, ValidMessage,
 };
@@ -56,10 +58,10 @@ pub use input::{
 pub(crate) use input::{scope, stored_scope};
 pub use jobs::JobOut;
 pub use memories::{
-    AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, DeleteScopeResponse,
-    HistoryResponse, KindFilter, ListQuery, ListResponse, MemoryOut, MessageIn, PatchMemoryRequest,
-    QueryTimeUse, ScopeQuery, SearchFilters, SearchHit, SearchRequest, SearchResponse, SourceIn,
-    TimeRange,
+    AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, BatchRequest,
+    BatchResponse, BatchUpdate, DeleteScopeResponse, HistoryResponse, KindFilter, ListQuery,
+    ListResponse, MemoryOut, MessageIn, PatchMemoryRequest, QueryTimeUse, ScopeQuery,
+    SearchFilters, SearchHit, SearchRequest, SearchResponse, SourceIn, TimeRange,
 };
 pub use sessions::{
     AppendMessagesRequest, AppendMessagesResponse, ListTurnsQuery, ListTurnsResponse, SessionOut,

@@ -7,8 +7,9 @@ use engram_core::time::Timestamp;
 use engram_core::{MemoryFilter, MemoryPatch, Page};
 
 use crate::dto::{
-    self, DeleteScopeResponse, HistoryResponse, ListQuery, ListResponse, MemoryOut,
-    PatchMemoryRequest, ScopeQuery, SearchHit, SearchRequest, SearchResponse,
+    self, BatchRequest, BatchResponse, DeleteScopeResponse, HistoryResponse, ListQuery,
+    ListResponse, MemoryOut, PatchMemoryRequest, ScopeQuery, SearchHit, SearchRequest,
+    SearchResponse,
 };
 use crate::error::ApiError;
 use crate::extractors::{ApiJson, ApiQuery, IdPath};
@@ -77,25 +78,7 @@ pub async fn update_memory(
     ApiJson(req): ApiJson<PatchMemoryRequest>,
 ) -> Result<Json<MemoryOut>, ApiError> {
     caller.check_memory(&state, id).await?;
-    let limits = &state.config.limits;
-    let patch = MemoryPatch {
-        content: req
-            .memory
-            .as_deref()
-            .map(|c| dto::stored_text("memory", c, limits).map(|(text, _)| text))
-            .transpose()?,
-        value: None,
-        metadata: dto::metadata(req.metadata, limits)?,
-        importance: dto::importance("importance", req.importance)?,
-        pinned: req.pinned,
-        expires_at: req.expires_at.map(|e| e.map(Timestamp::get)),
-    };
-    if patch.is_empty() {
-        return Err(ApiError::validation(
-            "memory",
-            "give at least one of memory, metadata, importance, pinned, expires_at",
-        ));
-    }
+    let patch = memory_patch(req, "", &state.config.limits)?;
     // Embed before the transaction so no lock is held during inference.
     let embedding = match &patch.content {
         Some(c) => Some(embed_one(&state, c).await?),
@@ -106,6 +89,92 @@ pub async fn update_memory(
         .update_memory(caller.tenant_id, id, &patch, embedding, &caller.actor)
         .await?;
     Ok(Json(memory.into()))
+}
+
+/// Several changes and deletes in one transaction: all of them, or none
+/// when one is refused (an id not found, or not this key's).
+pub async fn batch_memories(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(req): ApiJson<BatchRequest>,
+) -> Result<Json<BatchResponse>, ApiError> {
+    let total = req.update.len() + req.delete.len();
+    if total == 0 || total > 1000 {
+        return Err(ApiError::validation(
+            "update",
+            "give 1 to 1000 changes and deletes in all",
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let ids = req
+        .update
+        .iter()
+        .map(|u| u.id)
+        .chain(req.delete.iter().copied());
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(ApiError::validation(
+                "delete",
+                format!("memory {id} is named twice"),
+            ));
+        }
+        caller.check_memory(&state, id).await?;
+    }
+    let mut updates = Vec::with_capacity(req.update.len());
+    for (i, u) in req.update.into_iter().enumerate() {
+        let (id, change) = u.split();
+        let patch = memory_patch(change, &format!("update[{i}]."), &state.config.limits)?;
+        let embedding = match &patch.content {
+            Some(c) => Some(embed_one(&state, c).await?),
+            None => None,
+        };
+        updates.push((id, patch, embedding));
+    }
+    let (updated, counts) = state
+        .store
+        .batch_memories(
+            caller.tenant_id,
+            updates,
+            &req.delete,
+            caller.audit("memory.batch"),
+        )
+        .await?;
+    Ok(Json(BatchResponse {
+        updated: updated.into_iter().map(MemoryOut::from).collect(),
+        deleted: req.delete,
+        counts,
+    }))
+}
+
+/// A change as the store takes it; errors name `prefix` + the field.
+fn memory_patch(
+    req: PatchMemoryRequest,
+    prefix: &str,
+    limits: &engram_core::Limits,
+) -> Result<MemoryPatch, ApiError> {
+    let field = |f: &str| format!("{prefix}{f}");
+    let patch = MemoryPatch {
+        content: req
+            .memory
+            .as_deref()
+            .map(|c| dto::stored_text(&field("memory"), c, limits).map(|(text, _)| text))
+            .transpose()?,
+        value: None,
+        metadata: dto::metadata(req.metadata, limits).map_err(|mut e| {
+            e.field = field(&e.field);
+            e
+        })?,
+        importance: dto::importance(&field("importance"), req.importance)?,
+        pinned: req.pinned,
+        expires_at: req.expires_at.map(|e| e.map(Timestamp::get)),
+    };
+    if patch.is_empty() {
+        return Err(ApiError::validation(
+            field("memory"),
+            "give at least one of memory, metadata, importance, pinned, expires_at",
+        ));
+    }
+    Ok(patch)
 }
 
 pub async fn delete_memory(

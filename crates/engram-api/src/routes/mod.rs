@@ -1,6 +1,7 @@
 pub mod add;
 pub mod admin;
 pub mod context;
+pub mod entities;
 pub mod gdpr;
 pub mod health;
 pub mod jobs;

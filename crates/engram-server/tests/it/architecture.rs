@@ -2,7 +2,7 @@
 //! depends on no workspace crate; the adapters (store, embed, llm) and the
 //! context logic depend only on core; the API never on the worker or the
 //! LLM crate (background work goes through the job queue); the MCP crate on
-//! core only (its tools are REST calls); nothing depends on the server
+//! core only and the Mem0 crate on none (their operations are REST calls); nothing depends on the server
 //! binary's crate. And the folder rules inside the crates, held by reading
 //! the sources: text splitting below every path that uses it, the write
 //! policy apart from extraction, routes that never import routes, SQL only
@@ -22,6 +22,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engram-llm", &["engram-core"]),
     ("engram-store", &["engram-core"]),
     ("engram-mcp", &["engram-core"]),
+    ("engram-mem0", &[]),
     (
         "engram-worker",
         &["engram-core", "engram-store", "engram-context"],
@@ -45,6 +46,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "engram-worker",
             "engram-api",
             "engram-mcp",
+            "engram-mem0",
         ],
     ),
 ];

@@ -25,6 +25,7 @@ mod extraction_llm;
 mod faults;
 mod forgetting;
 mod gdpr;
+mod mem0;
 mod memories;
 mod multi_instance;
 mod openapi;

@@ -112,61 +112,44 @@ impl Store {
         actor: &str,
     ) -> Result<Memory, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let old: (String, serde_json::Value) = sqlx::query_as(
-            "SELECT content, metadata FROM memories
-             WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
-        )
-        .bind(tenant)
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(StoreError::NotFound)?;
-
-        let updated: MemoryRow = sqlx::query_as(&format!(
-            "UPDATE memories SET
-                content = coalesce($3, content),
-                content_hash = coalesce($4, content_hash),
-                embedding = coalesce($5, embedding),
-                metadata = coalesce($6, metadata),
-                importance = coalesce($7, importance),
-                pinned = coalesce($8, pinned),
-                expires_at = CASE WHEN $9 THEN $10 ELSE expires_at END,
-                value = coalesce($11, value),
-                updated_at = now()
-             WHERE tenant_id = $1 AND id = $2
-             RETURNING {MEMORY_COLUMNS}"
-        ))
-        .bind(tenant)
-        .bind(id)
-        .bind(&patch.content)
-        .bind(patch.content.as_deref().map(engram_core::content_hash))
-        .bind(embedding.map(Vector::from))
-        .bind(&patch.metadata)
-        .bind(patch.importance)
-        .bind(patch.pinned)
-        .bind(patch.expires_at.is_some())
-        .bind(patch.expires_at.flatten())
-        .bind(&patch.value)
-        .fetch_one(&mut *tx)
-        .await?;
-        let updated = Memory::from(updated);
-
-        sqlx::query(
-            "INSERT INTO memory_history
-                (tenant_id, id, memory_id, event, old_content, new_content, old_metadata, new_metadata, actor, reason)
-             VALUES ($1, gen_random_uuid(), $2, 'UPDATE', $3, $4, $5, $6, $7, 'updated via API')",
-        )
-        .bind(tenant)
-        .bind(id)
-        .bind(&old.0)
-        .bind(&updated.content)
-        .bind(&old.1)
-        .bind(&updated.metadata)
-        .bind(actor)
-        .execute(&mut *tx)
-        .await?;
+        let updated = update_in(&mut tx, tenant, id, patch, embedding, actor).await?;
         tx.commit().await?;
         Ok(updated)
+    }
+
+    /// Changes and deletes several memories in one transaction (`POST
+    /// /v1/memories/batch`): all of them or, when one id is not found,
+    /// none. Deletes redact what they stated from their sessions, as
+    /// [`Store::delete_memory`] does; one audit entry covers the batch.
+    pub async fn batch_memories(
+        &self,
+        tenant: Uuid,
+        updates: Vec<(Uuid, MemoryPatch, Option<Vec<f32>>)>,
+        deletes: &[Uuid],
+        audit: AuditEntry,
+    ) -> Result<(Vec<Memory>, Counts), StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let mut updated = Vec::with_capacity(updates.len());
+        for (id, patch, embedding) in updates {
+            updated.push(update_in(&mut tx, tenant, id, &patch, embedding, &audit.actor).await?);
+        }
+        let mut counts = Counts::new();
+        for id in deletes {
+            delete_in(&mut tx, tenant, *id, &audit.actor, &mut counts).await?;
+        }
+        counts.insert("memories_updated".into(), updated.len() as i64);
+        counts.insert("memories_deleted".into(), deletes.len() as i64);
+        commit_with_receipt(
+            tx,
+            AuditEntry {
+                tenant_id: Some(tenant),
+                target: Some(format!("memories:{}", updated.len() + deletes.len())),
+                ..audit
+            },
+            counts.clone(),
+        )
+        .await?;
+        Ok((updated, counts))
     }
 
     /// Soft-deletes one memory (out of every read at once; purged later by
@@ -180,38 +163,8 @@ impl Store {
         audit: AuditEntry,
     ) -> Result<(), StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let user_id: Option<Option<String>> = sqlx::query_scalar(
-            "SELECT user_id FROM memories WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
-        )
-        .bind(tenant)
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let user_id = user_id.ok_or(StoreError::NotFound)?;
         let mut counts = Counts::new();
-        redact_derived(&mut tx, tenant, &[id], None, &mut counts).await?;
-        // Two statements, not a modifying CTE feeding an INSERT (which Citus
-        // runs through COPY, refused under row-level security).
-        let content: String = sqlx::query_scalar(
-            "UPDATE memories SET deleted_at = now(), updated_at = now()
-             WHERE tenant_id = $1 AND id = $2
-             RETURNING content",
-        )
-        .bind(tenant)
-        .bind(id)
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
-             VALUES ($1, $2, $3, 'DELETE', $4, $5, 'deleted via API')",
-        )
-        .bind(tenant)
-        .bind(Uuid::now_v7())
-        .bind(id)
-        .bind(content)
-        .bind(&audit.actor)
-        .execute(&mut *tx)
-        .await?;
+        let user_id = delete_in(&mut tx, tenant, id, &audit.actor, &mut counts).await?;
         let subject_hash = match user_id {
             Some(u) => Some(self.subject_hash(tenant, &u).await?),
             None => None,
@@ -336,4 +289,112 @@ impl Store {
         tx.commit().await?;
         Ok(rows.into_iter().map(HistoryEntry::from).collect())
     }
+}
+
+/// One memory's change with its UPDATE history row, inside `tx`.
+async fn update_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    tenant: Uuid,
+    id: Uuid,
+    patch: &MemoryPatch,
+    embedding: Option<Vec<f32>>,
+    actor: &str,
+) -> Result<Memory, StoreError> {
+    let old: (String, serde_json::Value) = sqlx::query_as(
+        "SELECT content, metadata FROM memories
+             WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+    )
+    .bind(tenant)
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or(StoreError::NotFound)?;
+
+    let updated: MemoryRow = sqlx::query_as(&format!(
+        "UPDATE memories SET
+                content = coalesce($3, content),
+                content_hash = coalesce($4, content_hash),
+                embedding = coalesce($5, embedding),
+                metadata = coalesce($6, metadata),
+                importance = coalesce($7, importance),
+                pinned = coalesce($8, pinned),
+                expires_at = CASE WHEN $9 THEN $10 ELSE expires_at END,
+                value = coalesce($11, value),
+                updated_at = now()
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING {MEMORY_COLUMNS}"
+    ))
+    .bind(tenant)
+    .bind(id)
+    .bind(&patch.content)
+    .bind(patch.content.as_deref().map(engram_core::content_hash))
+    .bind(embedding.map(Vector::from))
+    .bind(&patch.metadata)
+    .bind(patch.importance)
+    .bind(patch.pinned)
+    .bind(patch.expires_at.is_some())
+    .bind(patch.expires_at.flatten())
+    .bind(&patch.value)
+    .fetch_one(&mut **tx)
+    .await?;
+    let updated = Memory::from(updated);
+
+    sqlx::query(
+            "INSERT INTO memory_history
+                (tenant_id, id, memory_id, event, old_content, new_content, old_metadata, new_metadata, actor, reason)
+             VALUES ($1, gen_random_uuid(), $2, 'UPDATE', $3, $4, $5, $6, $7, 'updated via API')",
+        )
+        .bind(tenant)
+        .bind(id)
+        .bind(&old.0)
+        .bind(&updated.content)
+        .bind(&old.1)
+        .bind(&updated.metadata)
+        .bind(actor)
+        .execute(&mut **tx)
+        .await?;
+    Ok(updated)
+}
+
+/// One memory's soft delete with its DELETE history row and the redaction
+/// of its sessions, inside `tx`; the memory's user.
+async fn delete_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    tenant: Uuid,
+    id: Uuid,
+    actor: &str,
+    counts: &mut Counts,
+) -> Result<Option<String>, StoreError> {
+    let user_id: Option<Option<String>> = sqlx::query_scalar(
+            "SELECT user_id FROM memories WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE",
+        )
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+    let user_id = user_id.ok_or(StoreError::NotFound)?;
+    redact_derived(tx, tenant, &[id], None, counts).await?;
+    // Two statements, not a modifying CTE feeding an INSERT (which Citus
+    // runs through COPY, refused under row-level security).
+    let content: String = sqlx::query_scalar(
+        "UPDATE memories SET deleted_at = now(), updated_at = now()
+             WHERE tenant_id = $1 AND id = $2
+             RETURNING content",
+    )
+    .bind(tenant)
+    .bind(id)
+    .fetch_one(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, actor, reason)
+             VALUES ($1, $2, $3, 'DELETE', $4, $5, 'deleted via API')",
+    )
+    .bind(tenant)
+    .bind(Uuid::now_v7())
+    .bind(id)
+    .bind(content)
+    .bind(actor)
+    .execute(&mut **tx)
+    .await?;
+    Ok(user_id)
 }
