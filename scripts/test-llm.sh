@@ -46,4 +46,7 @@ done
 cd "$ROOT"
 export DATABASE_URL="$ENGRAM_TEST_DATABASE_URL"
 export ENGRAM_TEST_LLM_URL="http://127.0.0.1:$PORT/v1"
-cargo test --workspace --locked --test real_llm --test extraction_llm -- --ignored --nocapture "$@"
+# The client's tests (engram-llm) and the job path (a module of the server's
+# one integration binary, `it`); only their ignored, LLM-needing tests.
+cargo test -p engram-llm --locked --test real_llm -- --ignored --nocapture "$@"
+cargo test -p engram-server --locked --test it extraction_llm -- --ignored --nocapture "$@"

@@ -27,5 +27,6 @@ cargo test --workspace --locked "$@"
 if [ "$#" -eq 0 ]; then
   "$ROOT/scripts/fuzz.sh"
   "$ROOT/scripts/test-clients.sh"
+  "$ROOT/scripts/test-mem0-clients.sh"
   "$ROOT/scripts/test-mcp.sh"
 fi
