@@ -200,6 +200,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memories/batch": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change and delete several memories in one transaction
+         * @description Up to 1000 changes (as PATCH /v1/memories/{id} takes them) and deletes
+         *     (as DELETE /v1/memories/{id} does them, sessions redacted) in one
+         *     transaction: all of them, or none when one id is not found (404) or
+         *     not this key's (404, as in another tenant). An id may appear once.
+         *     One audit entry (`memory.batch`) covers the batch.
+         *
+         */
+        post: operations["batch_memories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memories/{id}": {
         parameters: {
             query?: never;
@@ -322,6 +353,36 @@ export interface paths {
         };
         /** A background job's status and results */
         get: operations["get_job"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entities": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The users, agents or sessions that hold memories
+         * @description One kind at a time, in id order, each with how many memories in view
+         *     it holds (not deleted, superseded, archived or expired) and when the
+         *     first was created and the last changed. A key bound to a user sees
+         *     only what its own memories name. Page with `after` = `next_after`.
+         *
+         */
+        get: operations["list_entities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1987,6 +2048,63 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    batch_memories: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    update?: {
+                        /** Format: uuid */
+                        id: string;
+                        memory?: string;
+                        metadata?: Record<string, never>;
+                        importance?: number;
+                        pinned?: boolean;
+                        expires_at?: components["schemas"]["Time"] | null;
+                    }[];
+                    delete?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description What changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        updated: components["schemas"]["Memory"][];
+                        deleted: string[];
+                        counts: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Validation"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     get_memory: {
         parameters: {
             query?: never;
@@ -2194,6 +2312,54 @@ export interface operations {
             400: components["responses"]["BadParameter"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    list_entities: {
+        parameters: {
+            query: {
+                type: "user" | "agent" | "session";
+                limit?: number;
+                after?: components["schemas"]["Identifier"];
+            };
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @enum {string} */
+                            type: "user" | "agent" | "session";
+                            id: string;
+                            /** @description A session's user; null for users and agents. */
+                            user_id: string | null;
+                            memories: number;
+                            first_created_at: components["schemas"]["Time"];
+                            last_updated_at: components["schemas"]["Time"];
+                        }[];
+                        next_after: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadParameter"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Validation"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

@@ -173,3 +173,6 @@ pub async fn adapt(mut req: Request, next: Next) -> Response {
     }
     out
 }
+
+/// The spec of the compat routes (linked from openapi.yaml).
+pub const OPENAPI_YAML: &str = include_str!("../../../openapi-mem0.yaml");

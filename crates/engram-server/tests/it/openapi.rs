@@ -892,6 +892,53 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     )
     .await; // 404
 
+    // Who holds memories, and a batch (all or none).
+    let ents = "/v1/entities";
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/entities?type=user",
+        ents,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/entities?type=planet",
+        ents,
+        None,
+    )
+    .await; // 400
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/entities?type=user&limit=0",
+        ents,
+        None,
+    )
+    .await; // 422
+    let b = "/v1/memories/batch";
+    let one = app.add_text("batcher", "I like tea.").await;
+    let two = app.add_text("batcher", "I like jazz.").await;
+    let change = json!({"update": [{"id": one, "memory": "I like green tea."}], "delete": [two]});
+    call(&app, &mut c, Method::POST, b, b, Some(change)).await;
+    let missing = json!({"delete": [uuid::Uuid::now_v7()]});
+    call(&app, &mut c, Method::POST, b, b, Some(missing)).await; // 404
+    call(&app, &mut c, Method::POST, b, b, Some(json!({}))).await; // 422
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        b,
+        b,
+        Some(json!({"delete": ["x"]})),
+    )
+    .await; // 400
+
     // Every documented operation was exercised at least once.
     let touched: BTreeSet<(String, String)> = c
         .checked
@@ -1003,4 +1050,431 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
     hit["score"] = json!(0.5);
     hit["scores"] = json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "time": null, "recency": 1.0, "importance": 0.5});
     assert!(validator("SearchHit").is_valid(&hit));
+}
+
+fn mem0_spec() -> Value {
+    serde_yaml::from_str(engram_mem0::OPENAPI_YAML).expect("openapi-mem0.yaml parses")
+}
+
+/// The Mem0-compatible routes: the same operations as their router, and the
+/// spec linked from openapi.yaml.
+#[test]
+fn the_compat_router_and_its_spec_have_the_same_operations() {
+    let router: BTreeSet<(String, String)> = engram_mem0::route_table()
+        .into_iter()
+        .map(|(m, p)| (m.to_string(), p.to_owned()))
+        .collect();
+    assert_eq!(router, spec_operations(&mem0_spec()));
+    let linked = &spec()["x-compat-specs"][0];
+    assert_eq!(linked["spec"], "openapi-mem0.yaml");
+    assert_eq!(linked["prefixes"], json!(["/mem0", "/mem0-oss"]));
+}
+
+/// Every compat operation's answers, successes and errors, match
+/// openapi-mem0.yaml.
+#[sqlx::test(migrations = false)]
+async fn every_compat_response_matches_its_spec(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let mut c = Conformance {
+        spec: mem0_spec(),
+        checked: BTreeSet::new(),
+    };
+    let bound = app
+        .post(
+            "/v1/admin/keys",
+            json!({"role": "tenant", "tenant": "default", "name": "b", "user_id": "zoe"}),
+        )
+        .await
+        .body["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut call =
+        async |key: &str, method: Method, path: &str, template: &str, body: Option<Value>| {
+            let mut req = app.client.request(method.clone(), app.url(path));
+            req = if template.starts_with("/mem0-oss") {
+                req.header("x-api-key", key)
+            } else {
+                req.header("authorization", format!("Token {key}"))
+            };
+            if let Some(b) = body {
+                req = req.json(&b);
+            }
+            let reply = app.raw(req).await;
+            c.check(method.as_str(), template, &reply);
+            reply
+        };
+    let (get, post, put, del) = (Method::GET, Method::POST, Method::PUT, Method::DELETE);
+    let ping = "/mem0/v1/ping/";
+    call(KEY, get.clone(), ping, ping, None).await;
+    call("wrong", get.clone(), ping, ping, None).await;
+    let add = "/mem0/v3/memories/add/";
+    let verbatim = json!({"messages": [{"role": "user", "content": "I live in Lisbon."}], "user_id": "ann", "infer": false, "metadata": {"k": "v"}});
+    let r = call(KEY, post.clone(), add, add, Some(verbatim)).await;
+    let id = r.body["results"][0]["id"].as_str().unwrap().to_owned();
+    let r = call(
+        KEY,
+        post.clone(),
+        add,
+        add,
+        Some(json!({"messages": "I work at Acme.", "user_id": "ann", "run_id": "r1"})),
+    )
+    .await;
+    let event = r.body["event_id"].as_str().unwrap().to_owned();
+    call(
+        KEY,
+        post.clone(),
+        add,
+        add,
+        Some(json!({"messages": [], "user_id": "ann"})),
+    )
+    .await;
+    call(
+        &bound,
+        post.clone(),
+        add,
+        add,
+        Some(json!({"messages": "hi", "user_id": "ann"})),
+    )
+    .await;
+    app.settle().await;
+    let ev = "/mem0/v1/event/{event_id}/";
+    call(
+        KEY,
+        get.clone(),
+        &format!("/mem0/v1/event/{event}/"),
+        ev,
+        None,
+    )
+    .await;
+    call(
+        KEY,
+        get.clone(),
+        &format!("/mem0/v1/event/{}/", uuid::Uuid::now_v7()),
+        ev,
+        None,
+    )
+    .await;
+    call(KEY, get.clone(), "/mem0/v1/event/nope/", ev, None).await;
+    let search = "/mem0/v3/memories/search/";
+    call(
+        KEY,
+        post.clone(),
+        search,
+        search,
+        Some(json!({"query": "where", "filters": {"user_id": "ann"}})),
+    )
+    .await;
+    call(
+        KEY,
+        post.clone(),
+        search,
+        search,
+        Some(json!({"query": "where", "filters": {"bogus": 1}})),
+    )
+    .await;
+    call(
+        &bound,
+        post.clone(),
+        search,
+        search,
+        Some(json!({"query": "where", "filters": {"user_id": "ann"}})),
+    )
+    .await;
+    let list = "/mem0/v3/memories/";
+    call(
+        KEY,
+        post.clone(),
+        "/mem0/v3/memories/?page=1&page_size=1",
+        list,
+        Some(json!({"filters": {"user_id": "ann"}})),
+    )
+    .await;
+    call(
+        KEY,
+        post.clone(),
+        "/mem0/v3/memories/?page=0",
+        list,
+        Some(json!({"filters": {"user_id": "ann"}})),
+    )
+    .await;
+    call(
+        &bound,
+        post.clone(),
+        list,
+        list,
+        Some(json!({"filters": {"user_id": "ann"}})),
+    )
+    .await;
+    let one = "/mem0/v1/memories/{memory_id}/";
+    let path = format!("/mem0/v1/memories/{id}/");
+    call(KEY, get.clone(), &path, one, None).await;
+    call(KEY, get.clone(), "/mem0/v1/memories/nope/", one, None).await;
+    call(&bound, get.clone(), &path, one, None).await;
+    call(
+        KEY,
+        put.clone(),
+        &path,
+        one,
+        Some(json!({"text": "I live in Porto."})),
+    )
+    .await;
+    call(KEY, put.clone(), &path, one, Some(json!({"timestamp": 1}))).await;
+    call(&bound, put.clone(), &path, one, Some(json!({"text": "x"}))).await;
+    let h = "/mem0/v1/memories/{memory_id}/history/";
+    call(KEY, get.clone(), &format!("{path}history/"), h, None).await;
+    call(KEY, get.clone(), "/mem0/v1/memories/nope/history/", h, None).await;
+    call(&bound, get.clone(), &format!("{path}history/"), h, None).await;
+    let ents = "/mem0/v1/entities/";
+    call(KEY, get.clone(), ents, ents, None).await;
+    let batch = "/mem0/v1/batch/";
+    call(
+        KEY,
+        put.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": id, "text": "I live in Faro."}]})),
+    )
+    .await;
+    call(
+        KEY,
+        put.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": uuid::Uuid::now_v7(), "text": "x"}]})),
+    )
+    .await;
+    call(
+        KEY,
+        put.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": []})),
+    )
+    .await;
+    call(
+        &bound,
+        put.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": id, "text": "x"}]})),
+    )
+    .await;
+    call(
+        &bound,
+        del.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": id}]})),
+    )
+    .await;
+    call(
+        KEY,
+        del.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": "nope"}]})),
+    )
+    .await;
+    call(&bound, del.clone(), &path, one, None).await;
+    call(KEY, del.clone(), "/mem0/v1/memories/nope/", one, None).await;
+    call(KEY, del.clone(), &path, one, None).await;
+    call(KEY, del.clone(), &path, one, None).await;
+    let r = call(
+        KEY,
+        post.clone(),
+        add,
+        add,
+        Some(json!({"messages": "I like tea.", "user_id": "ann", "infer": false})),
+    )
+    .await;
+    let tea = r.body["results"][0]["id"].as_str().unwrap().to_owned();
+    call(
+        KEY,
+        del.clone(),
+        batch,
+        batch,
+        Some(json!({"memories": [{"memory_id": tea}]})),
+    )
+    .await;
+    let all = "/mem0/v1/memories/";
+    call(
+        KEY,
+        del.clone(),
+        "/mem0/v1/memories/?user_id=ann",
+        all,
+        None,
+    )
+    .await;
+    call(KEY, del.clone(), all, all, None).await;
+    call(
+        &bound,
+        del.clone(),
+        "/mem0/v1/memories/?user_id=ann",
+        all,
+        None,
+    )
+    .await;
+    for (template, prefix) in [
+        ("/mem0/v2/entities/{entity_type}/{entity_id}/", "/mem0/v2"),
+        ("/mem0/v1/entities/{entity_type}/{entity_id}/", "/mem0/v1"),
+    ] {
+        call(
+            KEY,
+            del.clone(),
+            &format!("{prefix}/entities/user/ann/"),
+            template,
+            None,
+        )
+        .await;
+        call(
+            KEY,
+            del.clone(),
+            &format!("{prefix}/entities/app/shop/"),
+            template,
+            None,
+        )
+        .await;
+        call(
+            &bound,
+            del.clone(),
+            &format!("{prefix}/entities/user/ann/"),
+            template,
+            None,
+        )
+        .await;
+    }
+
+    // The OSS server's shape.
+    let mems = "/mem0-oss/memories";
+    let r = call(KEY, post.clone(), mems, mems, Some(json!({"messages": [{"role": "user", "content": "I live in Madrid."}], "user_id": "fay"}))).await;
+    let oid = r.body["results"][0]["id"].as_str().unwrap().to_owned();
+    call(
+        KEY,
+        post.clone(),
+        mems,
+        mems,
+        Some(json!({"messages": [{"role": "user", "content": "hi"}]})),
+    )
+    .await;
+    call(
+        &bound,
+        post.clone(),
+        mems,
+        mems,
+        Some(json!({"messages": "hi", "user_id": "fay", "infer": false})),
+    )
+    .await;
+    call(
+        KEY,
+        get.clone(),
+        "/mem0-oss/memories?user_id=fay",
+        mems,
+        None,
+    )
+    .await;
+    call(KEY, get.clone(), "/mem0-oss/memories?top_k=0", mems, None).await;
+    call(
+        &bound,
+        get.clone(),
+        "/mem0-oss/memories?user_id=fay",
+        mems,
+        None,
+    )
+    .await;
+    let oone = "/mem0-oss/memories/{memory_id}";
+    let opath = format!("/mem0-oss/memories/{oid}");
+    call(KEY, get.clone(), &opath, oone, None).await;
+    call(KEY, get.clone(), "/mem0-oss/memories/nope", oone, None).await;
+    call(&bound, get.clone(), &opath, oone, None).await;
+    call(
+        KEY,
+        put.clone(),
+        &opath,
+        oone,
+        Some(json!({"text": "I live in Seville."})),
+    )
+    .await;
+    call(KEY, put.clone(), &opath, oone, Some(json!({}))).await;
+    call(
+        &bound,
+        put.clone(),
+        &opath,
+        oone,
+        Some(json!({"text": "x"})),
+    )
+    .await;
+    let oh = "/mem0-oss/memories/{memory_id}/history";
+    call(KEY, get.clone(), &format!("{opath}/history"), oh, None).await;
+    call(
+        KEY,
+        get.clone(),
+        "/mem0-oss/memories/nope/history",
+        oh,
+        None,
+    )
+    .await;
+    call(&bound, get.clone(), &format!("{opath}/history"), oh, None).await;
+    let os = "/mem0-oss/search";
+    call(
+        KEY,
+        post.clone(),
+        os,
+        os,
+        Some(json!({"query": "where", "user_id": "fay"})),
+    )
+    .await;
+    call(
+        KEY,
+        post.clone(),
+        os,
+        os,
+        Some(json!({"query": "where", "user_id": "fay", "top_k": 0})),
+    )
+    .await;
+    call(
+        &bound,
+        post.clone(),
+        os,
+        os,
+        Some(json!({"query": "where", "user_id": "fay"})),
+    )
+    .await;
+    call(&bound, del.clone(), &opath, oone, None).await;
+    call(KEY, del.clone(), "/mem0-oss/memories/nope", oone, None).await;
+    call(KEY, del.clone(), &opath, oone, None).await;
+    call(
+        KEY,
+        del.clone(),
+        "/mem0-oss/memories?user_id=fay",
+        mems,
+        None,
+    )
+    .await;
+    call(KEY, del.clone(), mems, mems, None).await;
+    call(
+        &bound,
+        del.clone(),
+        "/mem0-oss/memories?user_id=fay",
+        mems,
+        None,
+    )
+    .await;
+    let reset = "/mem0-oss/reset";
+    call(KEY, post.clone(), reset, reset, None).await;
+    call(&bound, post.clone(), reset, reset, None).await;
+    call("wrong", post.clone(), reset, reset, None).await;
+    drop(call);
+
+    let answered: BTreeSet<(String, String)> = c
+        .checked
+        .iter()
+        .filter(|(_, _, s)| *s == 200)
+        .map(|(m, t, _)| (m.clone(), t.clone()))
+        .collect();
+    assert_eq!(
+        answered,
+        spec_operations(&c.spec),
+        "every operation answered 200 once"
+    );
 }
