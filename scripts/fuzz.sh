@@ -39,3 +39,16 @@ PYTHONPATH="$ROOT/scripts" SCHEMATHESIS_HOOKS=${FUZZ_HOOKS-fuzz_hooks} \
   --suppress-health-check=filter_too_much \
   --seed 20261130 \
   --no-color
+
+# The Mem0-compatible routes against their own spec, as Mem0's clients
+# authenticate (`Token`; the OSS routes take it too). No hooks: their
+# bodies are Mem0's, and every refusal must still be a documented 4xx.
+log "schemathesis against $SCRATCH_URL/mem0 and /mem0-oss (openapi-mem0.yaml)"
+"$VENV/bin/schemathesis" run openapi-mem0.yaml \
+  --url "$SCRATCH_URL" \
+  --header "Authorization: Token $KEY" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --max-examples "${ENGRAM_FUZZ_EXAMPLES:-25}" \
+  --suppress-health-check=filter_too_much \
+  --seed 20261203 \
+  --no-color

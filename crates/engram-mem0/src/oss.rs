@@ -21,7 +21,7 @@ use crate::shape::{self, APP_KEY};
 type Answer = Result<Json<Value>, Mem0Error>;
 
 /// `POST /memories`: stored before the answer; with `infer` the
-/// extraction is waited for (bounded by ENGRAM_ADD_WAIT_TIMEOUT).
+/// extraction is waited for (bounded by ENGRAM_ADD_WAIT_MS).
 pub async fn add(State(rest): State<Rest>, headers: HeaderMap, body: Bytes) -> Answer {
     let req: AddBody = input::body(&body)?;
     let mut native = req.to_engram()?;

@@ -131,6 +131,36 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
     let r = ann.call(Method::GET, "/v1/me", "/v1/me", None).await;
     assert_eq!(r.body["user_id"], "ann", "{}", r.body);
 
+    // Who holds memories: only ann, whatever the kind.
+    for kind in ["user", "agent", "session"] {
+        let path = format!("/v1/entities?type={kind}");
+        let r = ann.call(Method::GET, "/v1/entities", &path, None).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        assert!(!r.body.to_string().contains("bob"), "{}", r.body);
+    }
+    // A batch naming one of bob's memories is refused whole, as not found.
+    let b = "/v1/memories/batch";
+    for body in [
+        json!({"update": [{"id": ann_memory, "memory": "I like tea."}, {"id": bob_memory, "memory": "x"}]}),
+        json!({"delete": [bob_memory]}),
+    ] {
+        ann.call(Method::POST, b, b, Some(body))
+            .await
+            .assert_problem(404, None);
+    }
+    let r = ann
+        .call(
+            Method::GET,
+            "/v1/memories/{id}",
+            &format!("/v1/memories/{ann_memory}"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.body["memory"], "I like green tea.",
+        "nothing of the batch was written"
+    );
+
     // Naming bob: 403, whatever the route.
     for (method, template, path, body) in [
         (

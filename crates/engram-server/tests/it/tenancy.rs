@@ -112,11 +112,15 @@ fn request_for(method: &Method, template: &str, seed: &Seed) -> (String, Option<
         ("POST", "/v1/admin/keys") => {
             Some(json!({"role": "tenant", "tenant": "acme", "name": "x"}))
         }
+        ("POST", "/v1/memories/batch") => {
+            Some(json!({"update": [{"id": seed.memory, "memory": "Overwritten by an attacker."}]}))
+        }
         ("PATCH", _) => Some(json!({"memory": "Overwritten by an attacker."})),
         _ => None,
     };
     let path = match (method.as_str(), template) {
         ("GET", "/v1/memories") | ("DELETE", "/v1/memories") => format!("{path}?user_id=alice"),
+        ("GET", "/v1/entities") => format!("{path}?type=user"),
         _ => path,
     };
     (path, body)
@@ -189,8 +193,9 @@ async fn the_leakage_matrix_holds_for_every_endpoint(pool: PgPool) {
             .await;
         match access {
             Access::Admin => r.assert_problem(403, None),
-            // A's ids and A's memory behind a profile entry.
+            // A's ids (in a path or a batch) and A's memory behind a profile entry.
             _ if template.contains("{id}")
+                || template == "/v1/memories/batch"
                 || (method == Method::PATCH && template.contains("/profile")) =>
             {
                 r.assert_problem(404, None)
