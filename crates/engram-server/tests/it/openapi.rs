@@ -1464,7 +1464,6 @@ async fn every_compat_response_matches_its_spec(pool: PgPool) {
     call(KEY, post.clone(), reset, reset, None).await;
     call(&bound, post.clone(), reset, reset, None).await;
     call("wrong", post.clone(), reset, reset, None).await;
-    drop(call);
 
     let answered: BTreeSet<(String, String)> = c
         .checked
