@@ -176,3 +176,38 @@ def test_a_bound_key_reaches_no_other_user():
         alice.add("I live in Paris.", user_id="bob-bound", infer=False)
     assert [e["name"] for e in alice.users()["results"]] == ["alice-bound"]
     assert admin.get(bobs)["memory"] == "I live in Oslo."
+
+
+def test_migrate_copies_counts_and_is_idempotent():
+    """migrate.py with Engram's /mem0 of one tenant as the Mem0 source and
+    another tenant as the destination: a dry run writes nothing, the copy
+    keeps text, scope and metadata, and a second copy adds nothing."""
+    import json as _json
+    import subprocess
+    import sys
+
+    suffix = uuid.uuid4().hex[:8]
+    body = {"role": "tenant", "tenant": f"mem0src{suffix}", "name": "src"}
+    headers = {"Authorization": f"Bearer {ADMIN}"}
+    src_key = httpx.post(f"{URL}/v1/admin/keys", json=body, headers=headers).json()["key"]
+    dst_key = httpx.post(f"{URL}/v1/admin/keys", json={**body, "tenant": f"mem0dst{suffix}"}, headers=headers).json()["key"]
+    src = MemoryClient(api_key=src_key, host=HOST)
+    for text in ("I live in Lisbon.", "I play the cello.", "I am vegetarian."):
+        src.add(text, user_id="mia", run_id="chat-1", infer=False, metadata={"from": "mem0"})
+    src.add("I like chess.", user_id="noa", infer=False)
+    script = os.path.join(os.path.dirname(__file__), "..", "migrate.py")
+
+    def run(*extra):
+        out = subprocess.run([sys.executable, script, "--from-host", HOST, "--from-key", src_key,
+                              "--to-host", HOST, "--to-key", dst_key, "--all-users", *extra],
+                             capture_output=True, text=True, check=True).stdout
+        return _json.loads(out.strip().splitlines()[-1])["total"]
+
+    assert run("--dry-run") == {"users": 2, "read": 4, "written": 0, "already": 0, "would write": 4}
+    dst = MemoryClient(api_key=dst_key, host=HOST)
+    assert dst.get_all(filters={"user_id": "mia"})["count"] == 0, "a dry run writes nothing"
+    assert run() == {"users": 2, "read": 4, "written": 4, "already": 0, "would write": 0}
+    copied = dst.get_all(filters={"user_id": "mia"})["results"]
+    assert sorted(m["memory"] for m in copied) == ["I am vegetarian.", "I live in Lisbon.", "I play the cello."]
+    assert all(m["run_id"] == "chat-1" and m["metadata"] == {"from": "mem0"} for m in copied)
+    assert run() == {"users": 2, "read": 4, "written": 0, "already": 4, "would write": 0}
