@@ -52,3 +52,28 @@ log "schemathesis against $SCRATCH_URL/mem0 and /mem0-oss (openapi-mem0.yaml)"
   --suppress-health-check=filter_too_much \
   --seed 20261203 \
   --no-color
+
+# The same generated calls with a key bound to one user, while another
+# user's memory exists: whatever they send, that memory stays as it was.
+json_field() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
+BOB_ID="$(curl -fsS -X POST "$SCRATCH_URL/v1/memories" -H "Authorization: Bearer $KEY" \
+  -H 'Content-Type: application/json' -d '{"user_id": "bob-fuzz", "infer": false, "text": "Bob keeps bees."}' \
+  | json_field '["results"][0]["id"]')"
+BOUND="$(curl -fsS -X POST "$SCRATCH_URL/v1/admin/keys" -H "Authorization: Bearer $KEY" \
+  -H 'Content-Type: application/json' -d '{"role": "tenant", "tenant": "default", "name": "fuzz-bound", "user_id": "alice-fuzz"}' \
+  | json_field '["key"]')"
+log "schemathesis on openapi-mem0.yaml with a key bound to alice-fuzz"
+"$VENV/bin/schemathesis" run openapi-mem0.yaml \
+  --url "$SCRATCH_URL" \
+  --header "Authorization: Token $BOUND" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --max-examples "${ENGRAM_FUZZ_EXAMPLES:-25}" \
+  --suppress-health-check=filter_too_much \
+  --seed 20261204 \
+  --no-color
+AFTER="$(curl -fsS "$SCRATCH_URL/v1/memories/$BOB_ID" -H "Authorization: Bearer $KEY" | json_field '["memory"]')"
+if [ "$AFTER" != "Bob keeps bees." ]; then
+  log "bob-fuzz's memory changed under a key bound to alice-fuzz: $AFTER"
+  exit 1
+fi
+log "bob-fuzz's memory is as it was after the bound key's generated calls"
