@@ -16,15 +16,10 @@ source "$ROOT/scripts/scratch-server.sh"
 log() { printf '[mem0-clients] %s\n' "$*" >&2; }
 COMPAT="$ROOT/clients/mem0-compat"
 
+# shellcheck disable=SC1091
+source "$ROOT/scripts/pinned-venv.sh"
 VENV="$DATA/mem0-venv"
-STAMP="$VENV/.requirements"
-if ! cmp -s "$COMPAT/requirements.txt" "$STAMP" 2>/dev/null; then
-  log "creating $VENV (mem0ai 2.2.1 and its pinned dependencies)"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q -r "$COMPAT/requirements.txt"
-  cp "$COMPAT/requirements.txt" "$STAMP"
-fi
+pinned_venv "$VENV" "$COMPAT/requirements.txt"
 TS="$DATA/mem0-ts"
 if ! cmp -s "$COMPAT/ts/package-lock.json" "$TS/package-lock.json" 2>/dev/null; then
   log "npm ci in $TS (mem0ai 3.3.1; its optional peers left out)"

@@ -28,5 +28,6 @@ if [ "$#" -eq 0 ]; then
   "$ROOT/scripts/fuzz.sh"
   "$ROOT/scripts/test-clients.sh"
   "$ROOT/scripts/test-mem0-clients.sh"
+  "$ROOT/scripts/test-console.sh"
   "$ROOT/scripts/test-mcp.sh"
 fi

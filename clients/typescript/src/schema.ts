@@ -2321,6 +2321,8 @@ export interface operations {
             query: {
                 type: "user" | "agent" | "session";
                 limit?: number;
+                /** @description Only ids that start with this, literally (`%` and `_` are plain characters). */
+                prefix?: components["schemas"]["Identifier"];
                 after?: components["schemas"]["Identifier"];
             };
             header?: {

@@ -230,12 +230,16 @@ pub async fn serve(
 }
 
 /// Everything `engram serve` answers: the REST API with the MCP endpoint
-/// and the Mem0-compatible routes beside it, behind the same keys and limits.
+/// and the Mem0-compatible routes beside it, behind the same keys and
+/// limits, and the console's static page (it calls the API with the key
+/// the user signs in with).
 pub fn router(state: AppState) -> axum::Router {
     let extra = mcp::router(&state).merge(engram_mem0::router(engram_mem0::Rest(engram_api::app(
         state.clone(),
     ))));
-    engram_api::app_with(state, Some(extra)).layer(axum::middleware::from_fn(engram_mem0::adapt))
+    engram_api::app_with(state, Some(extra))
+        .merge(engram_console::router())
+        .layer(axum::middleware::from_fn(engram_mem0::adapt))
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

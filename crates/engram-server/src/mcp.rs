@@ -16,7 +16,7 @@ use crate::config::{Endpoint, Secret};
 
 /// The endpoints served besides the REST operations (openapi.yaml lists
 /// them under `x-non-rest-endpoints`; a test keeps the two equal).
-pub const NON_REST_ENDPOINTS: [&str; 1] = ["/mcp"];
+pub const NON_REST_ENDPOINTS: [&str; 2] = ["/mcp", engram_console::PATH];
 
 /// `/mcp`: streamable HTTP, stateless. `engram_api::app_with` puts it behind
 /// the API's authentication, so a missing or wrong key is 401 and a

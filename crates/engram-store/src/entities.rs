@@ -46,52 +46,81 @@ pub struct Entity {
     pub last_updated_at: DateTime<Utc>,
 }
 
+/// What `list_entities` lists.
+#[derive(Debug, Clone, Copy)]
+pub struct EntityQuery<'a> {
+    pub kind: EntityKind,
+    /// A bound key's user (and agent): only what they hold.
+    pub binding: Option<&'a KeyBinding>,
+    /// Only ids that start with this, literally.
+    pub prefix: Option<&'a str>,
+    /// The last id of the previous page.
+    pub after: Option<&'a str>,
+    pub limit: usize,
+    /// For expiry.
+    pub now: DateTime<Utc>,
+}
+
 /// id, user_id, memories, first created, last updated.
 type EntityRow = (String, Option<String>, i64, DateTime<Utc>, DateTime<Utc>);
 
 impl Store {
-    /// Entities of one kind in name order after `after`, at most `limit`.
-    /// A bound key sees only what its own user's (and agent's) memories name.
+    /// Entities of one kind in id order, as `q` asks. A bound key sees
+    /// only what its own user's (and agent's) memories name.
     pub async fn list_entities(
         &self,
         tenant: Uuid,
-        kind: EntityKind,
-        binding: Option<&KeyBinding>,
-        after: Option<&str>,
-        limit: usize,
-        now: DateTime<Utc>,
+        q: &EntityQuery<'_>,
     ) -> Result<Vec<Entity>, StoreError> {
+        let EntityQuery {
+            kind,
+            binding,
+            prefix,
+            after,
+            limit,
+            now,
+        } = *q;
         let column = kind.column();
         let owner = if kind == EntityKind::Session {
             "user_id"
         } else {
             "NULL::text"
         };
-        let mut q = QueryBuilder::new(format!(
+        let mut sql = QueryBuilder::new(format!(
             "SELECT {column} AS id, {owner} AS user_id, count(*) AS memories,
                     min(created_at) AS first_created_at, max(updated_at) AS last_updated_at
                FROM memories WHERE tenant_id = "
         ));
-        q.push_bind(tenant);
-        q.push(format!(
+        sql.push_bind(tenant);
+        sql.push(format!(
             " AND {column} IS NOT NULL AND deleted_at IS NULL AND archived_at IS NULL
               AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at > "
         ));
-        q.push_bind(now).push(")");
+        sql.push_bind(now).push(")");
         if let Some(b) = binding {
-            q.push(" AND user_id = ").push_bind(b.user_id.clone());
+            sql.push(" AND user_id = ").push_bind(b.user_id.clone());
             if let Some(a) = &b.agent_id {
-                q.push(" AND agent_id = ").push_bind(a.clone());
+                sql.push(" AND agent_id = ").push_bind(a.clone());
             }
         }
+        if let Some(p) = prefix {
+            // LIKE with the pattern's own characters escaped: a prefix, literally.
+            let escaped = p
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            sql.push(format!(" AND {column} LIKE "))
+                .push_bind(format!("{escaped}%"))
+                .push(" ESCAPE '\\'");
+        }
         if let Some(after) = after {
-            q.push(format!(" AND {column} > "))
+            sql.push(format!(" AND {column} > "))
                 .push_bind(after.to_owned());
         }
-        q.push(format!(" GROUP BY {column}, {owner} ORDER BY {column}"));
-        q.push(" LIMIT ").push_bind(limit as i64);
+        sql.push(format!(" GROUP BY {column}, {owner} ORDER BY {column}"));
+        sql.push(" LIMIT ").push_bind(limit as i64);
         let mut tx = self.tenant_tx(tenant).await?;
-        let rows: Vec<EntityRow> = q.build_query_as().fetch_all(&mut *tx).await?;
+        let rows: Vec<EntityRow> = sql.build_query_as().fetch_all(&mut *tx).await?;
         end_read(tx);
         Ok(rows
             .into_iter()

@@ -31,7 +31,7 @@ mod tenant;
 pub use admin::{Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
-pub use entities::{Entity, EntityKind};
+pub use entities::{Entity, EntityKind, EntityQuery};
 pub use error::{sanitized, ConflictKind, StoreError};
 pub use export::{
     ExportChunk, ExportDocument, ExportHeader, ExportTenant, ExportedHistory, ExportedJob,

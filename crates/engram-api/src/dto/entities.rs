@@ -10,6 +10,8 @@ pub struct EntitiesQuery {
     #[serde(rename = "type")]
     pub kind: EntityKindIn,
     pub limit: Option<i64>,
+    /// Only ids that start with this (literally).
+    pub prefix: Option<String>,
     /// The last id of the previous page (`next_after`).
     pub after: Option<String>,
 }

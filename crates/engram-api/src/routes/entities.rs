@@ -20,17 +20,20 @@ pub async fn list_entities(
         .as_deref()
         .map(|a| engram_core::validate::reference("after", a, &state.config.limits))
         .transpose()?;
-    let entities = state
-        .store
-        .list_entities(
-            caller.tenant_id,
-            q.kind.into(),
-            caller.binding.as_ref(),
-            after.as_deref(),
-            limit,
-            state.clock.now(),
-        )
-        .await?;
+    let prefix = q
+        .prefix
+        .as_deref()
+        .map(|p| engram_core::validate::reference("prefix", p, &state.config.limits))
+        .transpose()?;
+    let query = engram_store::EntityQuery {
+        kind: q.kind.into(),
+        binding: caller.binding.as_ref(),
+        prefix: prefix.as_deref(),
+        after: after.as_deref(),
+        limit,
+        now: state.clock.now(),
+    };
+    let entities = state.store.list_entities(caller.tenant_id, &query).await?;
     let next_after = (entities.len() == limit)
         .then(|| entities.last().map(|e| e.id.clone()))
         .flatten();

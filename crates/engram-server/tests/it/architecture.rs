@@ -23,6 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engram-store", &["engram-core"]),
     ("engram-mcp", &["engram-core"]),
     ("engram-mem0", &[]),
+    ("engram-console", &[]),
     (
         "engram-worker",
         &["engram-core", "engram-store", "engram-context"],
@@ -47,6 +48,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "engram-api",
             "engram-mcp",
             "engram-mem0",
+            "engram-console",
         ],
     ),
 ];

@@ -18,6 +18,7 @@ mod architecture;
 mod bad_input;
 mod bound_keys;
 mod configuration;
+mod console;
 mod consolidation;
 mod deploy;
 mod extraction;
