@@ -184,7 +184,7 @@ def test_a_bound_key_sees_only_its_user(browser, seed):
     assert "bound to ada-lovelace" in browser.find_element(By.ID, "who").text
     WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#memories tr"))
     assert browser.find_element(By.TAG_NAME, "h2").text == "Memories of ada-lovelace"
-    texts = " ".join(t.text for t in browser.find_elements(By.CSS_SELECTOR, "#memories .memory-text"))
+    texts = " ".join(until_texts(browser, "#memories .memory-text", lambda t: len(t) > 0))
     assert "poetry" not in texts and "Navy" not in texts
     no_script_ran(browser)
 
@@ -196,8 +196,7 @@ def test_delete_with_confirmation_and_sign_out(browser, seed):
     mid = row.get_attribute("data-id")
     row.find_element(By.CSS_SELECTOR, "button.delete").click()
     WebDriverWait(browser, 5).until(EC.alert_is_present()).accept()
-    WebDriverWait(browser, 10).until(
-        lambda b: "deleted" in [s.text for s in b.find_elements(By.CSS_SELECTOR, "#memories .state")])
+    until_texts(browser, "#memories .state", lambda states: "deleted" in states)
     assert api("GET", f"/v1/memories/{mid}", key=seed["tenant"])[0] == 404
     browser.find_element(By.ID, "signout").click()
     wait(browser, "#key")
