@@ -107,8 +107,8 @@ function peopleView() {
     if (r.status !== 200 || mine !== latest) return;
     results.replaceChildren(...r.body.results.map((u) => el("tr", {},
       el("td", {}, el("button", { type: "button", class: "open-user", onclick: () => personView(u.id) }, u.id)),
-      el("td", {}, String(u.memories)),
-      el("td", {}, u.last_updated_at))));
+      el("td", { "data-label": "Memories in view" }, String(u.memories)),
+      el("td", { "data-label": "Last change" }, u.last_updated_at))));
     if (!r.body.results.length) say("No user with memories starts with that.");
   };
   show(el("h2", {}, "People"),
@@ -190,9 +190,9 @@ function memoryRow(user, m, reload) {
   const live = m.state === "live" || m.state === "expired" || m.state === "superseded";
   return el("tr", { "data-id": m.id },
     el("td", { class: "memory-text" }, m.memory),
-    el("td", {}, el("span", { class: "state" }, m.state)),
-    el("td", {}, m.kind),
-    el("td", {}, m.created_at),
+    el("td", { "data-label": "State" }, el("span", { class: "state" }, m.state)),
+    el("td", { "data-label": "Kind" }, m.kind),
+    el("td", { "data-label": "Created" }, m.created_at),
     el("td", {},
       el("button", { type: "button", class: "timeline-open", onclick: () => timelineView(user, m) }, "Timeline"), " ",
       el("button", { type: "button", class: "pin", disabled: !write || !live,
