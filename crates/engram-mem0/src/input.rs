@@ -142,9 +142,7 @@ impl AddBody {
             native["metadata"] = Value::Object(metadata);
         }
         if let Some(d) = &self.expiration_date {
-            native["expires_at"] = json!(shape::expires_at(d).ok_or_else(|| {
-                Mem0Error::bad("expiration_date", "must be a date, YYYY-MM-DD")
-            })?);
+            native["expires_at"] = json!(expiration(d)?);
         }
         if let Some(p) = self.immutable {
             native["pinned"] = json!(p);
@@ -175,12 +173,7 @@ impl AddBody {
                 "is not supported by Engram: extraction is configured on the server (docs/MEM0.md)",
             ));
         }
-        if let Some(f) = self.output_format.as_deref().filter(|f| *f != "v1.1") {
-            return Err(Mem0Error::bad(
-                "output_format",
-                format!("{f:?} is not served; Engram answers in v1.1"),
-            ));
-        }
+        output_format(&self.output_format)?;
         if let Some(t) = self.memory_type.as_deref().filter(|t| *t != "core") {
             return Err(Mem0Error::bad(
                 "memory_type",
@@ -378,11 +371,7 @@ impl UpdateBody {
             patch["metadata"] = Value::Object(m);
         }
         match &self.expiration_date {
-            Some(Some(d)) => {
-                patch["expires_at"] = json!(shape::expires_at(d).ok_or_else(|| {
-                    Mem0Error::bad("expiration_date", "must be a date, YYYY-MM-DD")
-                })?)
-            }
+            Some(Some(d)) => patch["expires_at"] = json!(expiration(d)?),
             Some(None) => patch["expires_at"] = Value::Null,
             None => {}
         }
@@ -408,6 +397,23 @@ pub struct BatchItem {
     pub memory_id: String,
     pub text: Option<String>,
     pub metadata: Option<Map<String, Value>>,
+}
+
+/// Only Mem0's v1.1 answers are served: another `output_format` is refused.
+pub fn output_format(v: &Option<String>) -> Result<(), Mem0Error> {
+    match v.as_deref() {
+        Some(f) if f != "v1.1" => Err(Mem0Error::bad(
+            "output_format",
+            format!("{f:?} is not served; Engram answers in v1.1"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// An `expiration_date` as Engram's `expires_at`.
+fn expiration(date: &str) -> Result<String, Mem0Error> {
+    shape::expires_at(date)
+        .ok_or_else(|| Mem0Error::bad("expiration_date", "must be a date, YYYY-MM-DD"))
 }
 
 /// A memory id from a path or a body: a UUID, else a 400 naming `field`.

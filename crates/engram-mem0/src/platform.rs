@@ -152,12 +152,7 @@ pub async fn run_search(
             format!("{t} is not between 0 and 1"),
         ));
     }
-    if let Some(f) = req.output_format.as_deref().filter(|f| *f != "v1.1") {
-        return Err(Mem0Error::bad(
-            "output_format",
-            format!("{f:?} is not served; Engram answers in v1.1"),
-        ));
-    }
+    input::output_format(&req.output_format)?;
     let mut extra = Vec::new();
     if let Some(c) = &req.categories {
         extra.push(("categories", json!({ "in": c })));
@@ -253,12 +248,7 @@ pub async fn list(
         100,
         1000,
     )?;
-    if let Some(f) = req.output_format.as_deref().filter(|f| *f != "v1.1") {
-        return Err(Mem0Error::bad(
-            "output_format",
-            format!("{f:?} is not served; Engram answers in v1.1"),
-        ));
-    }
+    input::output_format(&req.output_format)?;
     let mut extra = Vec::new();
     if let Some(c) = &req.categories {
         extra.push(("categories", json!({ "in": c })));

@@ -626,6 +626,28 @@ async fn bad_input_is_a_clear_4xx_in_mem0s_shape(pool: PgPool) {
     ] {
         assert_mem0_error(&add(body.clone()).await, 400, Some(field));
     }
+    // The calendar's edges and huge numbers: refused (by Engram's own
+    // range checks underneath), never a 500.
+    for body in [
+        json!({"messages": "hi", "user_id": "erin", "infer": false, "expiration_date": "9999-12-31"}),
+        json!({"messages": "hi", "user_id": "erin", "infer": false, "timestamp": 1_000_000_000_000_000_i64}),
+        json!({"messages": "hi", "user_id": "erin", "infer": false, "timestamp": -100_000_000_000_i64}),
+    ] {
+        assert_mem0_error(&add(body.clone()).await, 400, None);
+    }
+    for filters in [
+        json!({"AND": [{"user_id": "erin"}, {"created_at": {"gte": "0000-01-01"}}]}),
+        json!({"AND": [{"user_id": "erin"}, {"created_at": {"lte": 99_999_999_999_999_i64}}]}),
+    ] {
+        let r = search(json!({"query": "chess", "filters": filters})).await;
+        assert!(
+            r.status == 200 || r.status == 400,
+            "{} {}",
+            r.status,
+            r.body
+        );
+        assert_eq!(r.content_type, "application/json");
+    }
     // Ids that are no memory id, with slashes and unicode, encoded or not.
     for path in [
         "/mem0/v1/memories/not-a-uuid/",
