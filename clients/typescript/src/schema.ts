@@ -336,6 +336,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's background jobs, newest first
+         * @description Extractions, summaries and consolidation runs with their status,
+         *     attempts and last error: the operations view of the queue. A key
+         *     bound to a user sees only that user's (and agent's) jobs. Page with
+         *     `cursor` = `next_cursor`.
+         *
+         */
+        get: operations["list_jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}": {
         parameters: {
             query?: never;
@@ -844,7 +874,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One person at a glance (admin or tenant key)
+         * @description How many memories the user has in each state and of each kind, when
+         *     they were last active, and their sessions (most recent first, at most
+         *     50; `sessions_total` counts all). A user with nothing held answers
+         *     zero counts, not 404, so the answer says nothing about who exists.
+         *
+         */
+        get: operations["user_overview"];
         put?: never;
         post?: never;
         /**
@@ -999,6 +1037,7 @@ export interface components {
         Job: {
             /** Format: uuid */
             job_id: string;
+            kind: components["schemas"]["JobKind"];
             status: components["schemas"]["JobStatus"];
             attempts: number;
             max_attempts: number;
@@ -1015,6 +1054,11 @@ export interface components {
             updated_at: string;
             finished_at: components["schemas"]["NullableTime"];
         };
+        /**
+         * @description An extraction from added messages, a session summary, or a consolidation run.
+         * @enum {string}
+         */
+        JobKind: "extract" | "summarize" | "consolidate";
         /** @description What a consolidation job did; the run is at GET /v1/admin/consolidation-runs. */
         ConsolidationOutcome: {
             /** @enum {string} */
@@ -1499,6 +1543,8 @@ export interface components {
             tenant_id: string;
             /** Format: date-time */
             completed_at: string;
+            /** @description True when nothing was changed: the counts are what would go. */
+            dry_run: boolean;
             /** @description Rows removed or changed per table: memories, memory_history, jobs,
              *     job_results_scrubbed; for purges also memories_retired,
              *     memories_restored, memories_unmerged.
@@ -1506,6 +1552,28 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+        };
+        UserOverview: {
+            user_id: string;
+            /** @description Every memory row of the user */
+            memories: number;
+            /** @description live, superseded, archived, expired and deleted (soft-deleted, kept until consolidation purges it), each present. */
+            by_state: {
+                [key: string]: number;
+            };
+            /** @description semantic, episodic and procedural, each present. */
+            by_kind: {
+                [key: string]: number;
+            };
+            last_activity_at: components["schemas"]["NullableTime"];
+            sessions_total: number;
+            sessions: {
+                session_id: string;
+                /** @description Turns appended through the sessions API. */
+                turns: number;
+                memories: number;
+                last_activity_at: components["schemas"]["Time"];
+            }[];
         };
         UserExport: {
             /** @constant */
@@ -2283,6 +2351,49 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    list_jobs: {
+        parameters: {
+            query?: {
+                user_id?: components["parameters"]["UserId"];
+                agent_id?: components["parameters"]["AgentId"];
+                session_id?: components["parameters"]["SessionId"];
+                status?: components["schemas"]["JobStatus"];
+                kind?: components["schemas"]["JobKind"];
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["Job"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Validation"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     get_job: {
         parameters: {
             query?: never;
@@ -2769,6 +2880,12 @@ export interface operations {
     list_audit: {
         parameters: {
             query?: {
+                /** @description Who, as entries name them (`key:<key id>`, `key:env-admin`). */
+                actor?: string;
+                /** @description Entries at or after this instant. */
+                since?: string;
+                /** @description Entries before this instant. */
+                until?: string;
                 /** @description e.g. user.erase, source.purge, memory.delete, key.create, admin.request. */
                 action?: string;
                 user_id?: components["schemas"]["Identifier"];
@@ -3046,9 +3163,48 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    erase_user: {
+    user_overview: {
         parameters: {
             query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path: {
+                user_id: components["parameters"]["UserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOverview"];
+                };
+            };
+            400: components["responses"]["BadParameter"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    erase_user: {
+        parameters: {
+            query?: {
+                /** @description Count what would go, per table, and change nothing: the same
+                 *     statements run in a transaction that is rolled back (not audited).
+                 *      */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
                  *     default tenant when absent); other keys only their own. Any other tenant,
@@ -3076,13 +3232,19 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Validation"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
     };
     purge_source: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Count what would go, per table, and change nothing: the same
+                 *     statements run in a transaction that is rolled back (not audited).
+                 *      */
+                dry_run?: boolean;
+            };
             header?: {
                 /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
                  *     default tenant when absent); other keys only their own. Any other tenant,
@@ -3112,6 +3274,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Validation"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

@@ -119,6 +119,7 @@ fn routes() -> Vec<Route> {
             write,
             memories::revert_memory,
         ),
+        route(M::GET, "/v1/jobs", read, jobs::list_jobs),
         route(M::GET, "/v1/jobs/{id}", read, jobs::get_job),
         route(M::GET, "/v1/entities", read, entities::list_entities),
         route(
@@ -203,6 +204,12 @@ fn routes() -> Vec<Route> {
             "/v1/admin/users/{user_id}/export",
             gdpr,
             gdpr::export_user,
+        ),
+        route(
+            M::GET,
+            "/v1/admin/users/{user_id}",
+            gdpr,
+            gdpr::user_overview,
         ),
         route(
             M::DELETE,

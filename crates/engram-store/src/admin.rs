@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::audit::{write_audit, AuditEntry};
 use crate::derived::{redact_derived, SCRUB_JOB_RESULTS};
-pub use crate::receipt::Counts;
+pub use crate::receipt::{Apply, Counts};
 use crate::rows::HistoryRow;
 use crate::{ConflictKind, Store, StoreError};
 
@@ -117,6 +117,7 @@ impl Store {
         tenant: Uuid,
         user_id: &str,
         audit: AuditEntry,
+        apply: Apply,
     ) -> Result<Counts, StoreError> {
         let subject_hash = self.subject_hash(tenant, user_id).await?;
         let mut tx = self.tenant_tx(tenant).await?;
@@ -192,7 +193,7 @@ impl Store {
             subject_hash: Some(subject_hash),
             ..audit
         };
-        commit_with_receipt(tx, entry, counts).await
+        finish_erasure(tx, entry, counts, apply).await
     }
 
     /// Reads what a purge of `source_ref` will restore: memories the source's
@@ -223,6 +224,7 @@ impl Store {
         plan: &SourcePurgePlan,
         embeddings: &[Vec<f32>],
         audit: AuditEntry,
+        apply: Apply,
     ) -> Result<Counts, StoreError> {
         let source_ref = plan.source_ref.as_str();
         let source_hash = self.source_hash(source_ref).await?;
@@ -350,7 +352,7 @@ impl Store {
             subject_hash: None,
             ..audit
         };
-        commit_with_receipt(tx, entry, counts).await
+        finish_erasure(tx, entry, counts, apply).await
     }
 }
 
@@ -428,6 +430,23 @@ pub(crate) async fn delete_user_sessions(
 
 /// Audits a finished GDPR operation with its counts as details, in the same
 /// commit as the operation itself.
+/// Commits an erasure with its audit entry, or for a dry run rolls it all
+/// back (nothing changed, nothing to audit) and returns what it counted.
+async fn finish_erasure(
+    tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    entry: AuditEntry,
+    counts: Counts,
+    apply: Apply,
+) -> Result<Counts, StoreError> {
+    match apply {
+        Apply::Commit => commit_with_receipt(tx, entry, counts).await,
+        Apply::DryRun => {
+            tx.rollback().await?;
+            Ok(counts)
+        }
+    }
+}
+
 pub(crate) async fn commit_with_receipt(
     mut tx: sqlx::Transaction<'static, sqlx::Postgres>,
     entry: AuditEntry,

@@ -51,7 +51,12 @@ pub struct AuditRecord {
 #[derive(Debug, Clone, Default)]
 pub struct AuditQuery {
     pub action: Option<String>,
+    /// Exactly as history names callers (`key:<id>`, `key:env-admin`).
+    pub actor: Option<String>,
     pub subject_hash: Option<String>,
+    /// Entries at or after / before this instant.
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
     pub before: Option<(DateTime<Utc>, Uuid)>,
     pub limit: usize,
 }
@@ -89,8 +94,17 @@ impl Store {
         if let Some(a) = &q.action {
             b.push(" AND action = ").push_bind(a.clone());
         }
+        if let Some(a) = &q.actor {
+            b.push(" AND actor = ").push_bind(a.clone());
+        }
         if let Some(h) = &q.subject_hash {
             b.push(" AND subject_hash = ").push_bind(h.clone());
+        }
+        if let Some(t) = q.since {
+            b.push(" AND at >= ").push_bind(t);
+        }
+        if let Some(t) = q.until {
+            b.push(" AND at < ").push_bind(t);
         }
         if let Some((at, id)) = q.before {
             b.push(" AND (at, id) < (")

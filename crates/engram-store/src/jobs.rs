@@ -18,6 +18,7 @@ use engram_core::{JobStatus, NewMemory, Scope};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use sqlx::{Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::memories::{insert_memories_in, InsertOutcome};
@@ -105,6 +106,19 @@ impl JobRow {
 const JOB_COLUMNS: &str =
     "tenant_id, id, kind, status, user_id, agent_id, session_id, payload, results, attempts, \
     max_attempts, last_error, created_at, updated_at, finished_at";
+
+/// Which jobs `list_jobs` reads: every field narrows when set.
+#[derive(Debug, Clone, Default)]
+pub struct JobQuery {
+    pub user_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub status: Option<JobStatus>,
+    pub kind: Option<JobKind>,
+    /// Jobs created before this (created_at, id): the page after a cursor.
+    pub before: Option<(DateTime<Utc>, Uuid)>,
+    pub limit: usize,
+}
 
 /// What an enqueue did.
 #[derive(Debug)]
@@ -412,6 +426,42 @@ impl Store {
         .ok_or(StoreError::NotFound)?;
         tx.commit().await?;
         Ok(job)
+    }
+
+    /// One tenant's jobs, newest first, narrowed by owner, status and kind
+    /// (the operations view; `GET /v1/jobs`).
+    pub async fn list_jobs(&self, tenant: Uuid, q: &JobQuery) -> Result<Vec<JobRow>, StoreError> {
+        let mut b: QueryBuilder<'_, Postgres> =
+            QueryBuilder::new(format!("SELECT {JOB_COLUMNS} FROM jobs WHERE tenant_id = "));
+        b.push_bind(tenant);
+        for (column, value) in [
+            ("user_id", &q.user_id),
+            ("agent_id", &q.agent_id),
+            ("session_id", &q.session_id),
+        ] {
+            if let Some(v) = value {
+                b.push(format!(" AND {column} = ")).push_bind(v.clone());
+            }
+        }
+        if let Some(s) = q.status {
+            b.push(" AND status = ").push_bind(s.as_str());
+        }
+        if let Some(k) = q.kind {
+            b.push(" AND kind = ").push_bind(k.as_str());
+        }
+        if let Some((at, id)) = q.before {
+            b.push(" AND (created_at, id) < (")
+                .push_bind(at)
+                .push(", ")
+                .push_bind(id)
+                .push(")");
+        }
+        b.push(" ORDER BY created_at DESC, id DESC LIMIT ")
+            .push_bind(q.limit as i64);
+        let mut tx = self.tenant_tx(tenant).await?;
+        let jobs = b.build_query_as().fetch_all(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(jobs)
     }
 
     /// Jobs waiting or running, by kind and status, with the age of the

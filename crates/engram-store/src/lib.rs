@@ -19,6 +19,7 @@ mod keys;
 mod memories;
 pub mod migrate;
 mod ownership;
+mod person;
 mod profile;
 mod pseudonyms;
 mod receipt;
@@ -28,7 +29,7 @@ mod search;
 mod sessions;
 mod tenant;
 
-pub use admin::{Counts, MergeRestore, SourcePurgePlan};
+pub use admin::{Apply, Counts, MergeRestore, SourcePurgePlan};
 pub use audit::{AuditEntry, AuditQuery, AuditRecord};
 pub use consolidation::{ConsolidationRun, UserStart};
 pub use entities::{Entity, EntityKind, EntityQuery};
@@ -39,11 +40,12 @@ pub use export::{
 };
 pub use extraction::{ExtractionTx, FactContext};
 pub use jobs::{
-    ConsolidateOutcome, ConsolidatePayload, Enqueued, JobKind, JobPayload, JobRow, NewJob,
-    PayloadError, QueueStat, SummarizePayload, JOBS_CHANNEL,
+    ConsolidateOutcome, ConsolidatePayload, Enqueued, JobKind, JobPayload, JobQuery, JobRow,
+    NewJob, PayloadError, QueueStat, SummarizePayload, JOBS_CHANNEL,
 };
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
 pub use memories::InsertOutcome;
+pub use person::{SessionOverview, UserOverview};
 pub use profile::UserSummary;
 pub use revert::LatestChange;
 pub use search::Candidate;

@@ -1,6 +1,7 @@
 //! Bodies of the admin endpoints: keys, audit, the GDPR endpoints, consolidation.
 
 use chrono::{DateTime, Utc};
+use engram_core::time::Timestamp;
 use engram_core::HistoryEntry;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -83,6 +84,9 @@ pub struct KeyListResponse {
 #[serde(deny_unknown_fields)]
 pub struct AuditQueryParams {
     pub action: Option<String>,
+    pub actor: Option<String>,
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
     /// Entries about one user of the acting tenant.
     pub user_id: Option<String>,
     pub limit: Option<i64>,
@@ -137,7 +141,26 @@ pub struct ErasureReceipt {
     pub request_id: Option<String>,
     pub tenant_id: Uuid,
     pub completed_at: DateTime<Utc>,
+    /// True when nothing was changed: the counts are what would go.
+    pub dry_run: bool,
     pub counts: engram_store::Counts,
+}
+
+/// `?dry_run=true` on an erasure or a purge: count, change nothing.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErasureQuery {
+    pub dry_run: Option<bool>,
+}
+
+impl ErasureQuery {
+    pub fn apply(&self) -> engram_store::Apply {
+        if self.dry_run == Some(true) {
+            engram_store::Apply::DryRun
+        } else {
+            engram_store::Apply::Commit
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

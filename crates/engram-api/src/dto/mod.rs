@@ -42,7 +42,7 @@ pub(crate) mod whole {
 
 pub use admin::{
     AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, AuditListResponse,
-    AuditQueryParams, CallerOut, ConsolidateRequest, CreateKeyRequest, CreatedKeyOut,
+    AuditQueryParams, CallerOut, ConsolidateRequest, CreateKeyRequest, CreatedKeyOut, ErasureQuery,
     ErasureReceipt, KeyListResponse, KeyOut, RunsQuery, RunsResponse,
 };
 pub use context::{
@@ -56,7 +56,7 @@ pub use input::{
 // Handlers take a scope from `Caller::scope` (binding.rs), which narrows it
 // to a bound key's user first; only that goes to this directly.
 pub(crate) use input::{scope, stored_scope};
-pub use jobs::JobOut;
+pub use jobs::{JobListResponse, JobOut, JobsQuery};
 pub use memories::{
     AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, BatchRequest,
     BatchResponse, BatchUpdate, DeleteScopeResponse, HistoryResponse, KindFilter, ListQuery,

@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
+use engram_core::time::Timestamp;
 use engram_core::{validate, KeyBinding, Role};
 use engram_store::AuditQuery;
 
@@ -118,7 +119,10 @@ pub async fn list_audit(
         .store
         .list_audit(&AuditQuery {
             action: q.action,
+            actor: q.actor,
             subject_hash,
+            since: q.since.map(Timestamp::get),
+            until: q.until.map(Timestamp::get),
             before,
             limit,
         })

@@ -9,12 +9,13 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use engram_core::{validate, MemoryFilter, MemoryState, Page};
-use engram_store::{ExportChunk, UserExport};
+use engram_store::{Apply, ExportChunk, UserExport, UserOverview};
 use uuid::Uuid;
 
 use crate::dto::next_cursor;
 use crate::dto::{
-    self, AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, ErasureReceipt,
+    self, AdminListQuery, AdminListResponse, AdminMemoryOut, AdminSearchRequest, ErasureQuery,
+    ErasureReceipt,
 };
 use crate::error::ApiError;
 use crate::extractors::{path_identifier, ApiJson, ApiQuery};
@@ -24,6 +25,22 @@ use crate::usecases::purge::{receipt, run_source_purge};
 use crate::usecases::search::embed_all;
 
 // ---- one user's data -----------------------------------------------------------
+
+/// One person at a glance: memories by state and kind, last activity,
+/// sessions.
+pub async fn user_overview(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOverview>, ApiError> {
+    let user_id = user_path(&state, &user_id)?;
+    Ok(Json(
+        state
+            .store
+            .user_overview(caller.tenant_id, &user_id, state.clock.now())
+            .await?,
+    ))
+}
 
 pub async fn list_user_memories(
     State(state): State<AppState>,
@@ -107,27 +124,34 @@ pub async fn purge_user_memory(
         .store
         .purge_memory(caller.tenant_id, &user_id, id, caller.audit("memory.purge"))
         .await?;
-    Ok(Json(receipt(&caller, counts)))
+    Ok(Json(receipt(&caller, counts, Apply::Commit)))
 }
 
 pub async fn erase_user(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(user_id): Path<String>,
+    ApiQuery(q): ApiQuery<ErasureQuery>,
 ) -> Result<Json<ErasureReceipt>, ApiError> {
     let user_id = user_path(&state, &user_id)?;
     let counts = state
         .store
         .unbounded()
-        .erase_user(caller.tenant_id, &user_id, caller.audit("user.erase"))
+        .erase_user(
+            caller.tenant_id,
+            &user_id,
+            caller.audit("user.erase"),
+            q.apply(),
+        )
         .await?;
-    Ok(Json(receipt(&caller, counts)))
+    Ok(Json(receipt(&caller, counts, q.apply())))
 }
 
 pub async fn purge_source(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(source_ref): Path<String>,
+    ApiQuery(q): ApiQuery<ErasureQuery>,
 ) -> Result<Json<ErasureReceipt>, ApiError> {
     let source_ref = path_identifier(&state, "source_ref", &source_ref)?;
     let plan = state
@@ -136,7 +160,7 @@ pub async fn purge_source(
         .plan_source_purge(caller.tenant_id, &source_ref)
         .await?;
     Ok(Json(
-        run_source_purge(&state, &caller, &plan, "source.purge").await?,
+        run_source_purge(&state, &caller, &plan, "source.purge", q.apply()).await?,
     ))
 }
 

@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::validate;
-use engram_store::Append;
+use engram_store::{Append, Apply};
 
 use crate::dto::{
     self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
@@ -145,6 +145,6 @@ pub async fn delete_session(
         .await?;
     plan.session = Some(session_id);
     Ok(Json(
-        run_source_purge(&state, &caller, &plan, "session.delete").await?,
+        run_source_purge(&state, &caller, &plan, "session.delete", Apply::Commit).await?,
     ))
 }

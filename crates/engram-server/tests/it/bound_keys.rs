@@ -176,6 +176,12 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
             None,
         ),
         (
+            Method::GET,
+            "/v1/jobs",
+            "/v1/jobs?user_id=bob".to_owned(),
+            None,
+        ),
+        (
             Method::DELETE,
             "/v1/memories",
             "/v1/memories?user_id=bob".to_owned(),
@@ -398,6 +404,21 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
         )
         .await;
     assert_eq!(r.status, StatusCode::OK, "ann's own job: {}", r.body);
+    // The job list: ann's jobs only, whatever it narrows by.
+    for path in [
+        "/v1/jobs",
+        "/v1/jobs?session_id=bob-chat",
+        "/v1/jobs?status=done",
+    ] {
+        let r = ann.call(Method::GET, "/v1/jobs", path, None).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.body);
+        assert_no_bob(&r, path);
+        assert!(r.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|j| j["user_id"] == "ann"));
+    }
     for (method, template, path, body) in [
         (
             Method::PATCH,
@@ -487,6 +508,11 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
 
     // Tenant-wide and deployment-wide operations: refused.
     for (method, template, path) in [
+        (
+            Method::GET,
+            "/v1/admin/users/{user_id}",
+            "/v1/admin/users/ann".to_owned(),
+        ),
         (
             Method::GET,
             "/v1/admin/users/{user_id}/memories",

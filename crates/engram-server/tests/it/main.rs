@@ -30,6 +30,7 @@ mod mem0;
 mod memories;
 mod multi_instance;
 mod openapi;
+mod operations;
 mod security;
 mod sessions;
 mod startup;

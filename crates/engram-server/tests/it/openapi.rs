@@ -217,6 +217,26 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     assert_eq!(queued.status, 202);
     let job_path = format!("/v1/jobs/{}", queued.body["job_id"].as_str().unwrap());
     call(&app, &mut c, Method::GET, &job_path, "/v1/jobs/{id}", None).await;
+    for q in ["", "?status=queued&kind=extract&limit=5", "?user_id=u"] {
+        call(
+            &app,
+            &mut c,
+            Method::GET,
+            &format!("/v1/jobs{q}"),
+            "/v1/jobs",
+            None,
+        )
+        .await;
+    }
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/jobs?status=lost",
+        "/v1/jobs",
+        None,
+    )
+    .await; // 422
     call(
         &app,
         &mut c,
@@ -667,12 +687,40 @@ async fn every_response_matches_the_spec(pool: PgPool) {
         None,
     )
     .await; // 400
+    call(&app, &mut c, Method::GET, "/v1/admin/users/v", user, None).await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/users/v?dry_run=true",
+        user,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/users/v?dry_run=often",
+        user,
+        None,
+    )
+    .await; // 422
     call(
         &app,
         &mut c,
         Method::DELETE,
         "/v1/admin/users/v",
         user,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::DELETE,
+        "/v1/admin/sources/doc-1?dry_run=true",
+        "/v1/admin/sources/{source_ref}",
         None,
     )
     .await;
@@ -691,6 +739,15 @@ async fn every_response_matches_the_spec(pool: PgPool) {
         &mut c,
         Method::GET,
         "/v1/admin/audit?limit=5&action=user.erase",
+        audit,
+        None,
+    )
+    .await;
+    call(
+        &app,
+        &mut c,
+        Method::GET,
+        "/v1/admin/audit?actor=key:env-admin&since=2026-01-01T00:00:00Z&until=2100-01-01T00:00:00Z",
         audit,
         None,
     )
@@ -1005,6 +1062,7 @@ fn every_operation_documents_its_auth_answers() {
         // Reads that name a user answer 403 to a key bound to another.
         let names_user = [
             "/v1/memories",
+            "/v1/jobs",
             "/v1/memories/search",
             "/v1/context",
             "/v1/users/{user_id}/profile",
