@@ -3017,6 +3017,19 @@ export interface operations {
             query?: {
                 /** @description Comma-separated subset of live, superseded, expired, archived, deleted; all when absent. */
                 states?: string;
+                /** @description Comma-separated subset of semantic, episodic, procedural; all when absent. */
+                kinds?: string;
+                /** @description Only facts about this attribute (e.g. `home_city`), exactly. */
+                attribute?: components["schemas"]["Identifier"];
+                source_type?: "user_stated" | "inferred" | "tool" | "document" | "api";
+                /** @description Only memories from this source (its `source.ref`). */
+                source_ref?: components["schemas"]["Identifier"];
+                /** @description Created at or after this instant. */
+                created_after?: string;
+                /** @description Created at or before this instant. */
+                created_before?: string;
+                /** @description Content containing this text, ignoring case (plain text, not a pattern). */
+                text?: string;
                 limit?: number;
                 cursor?: string;
             };

@@ -104,6 +104,15 @@ pub struct AuditListResponse {
 pub struct AdminListQuery {
     /// Comma-separated states (live, superseded, expired, deleted); all if absent.
     pub states: Option<String>,
+    /// Comma-separated kinds; all if absent.
+    pub kinds: Option<String>,
+    pub attribute: Option<String>,
+    pub source_type: Option<String>,
+    pub source_ref: Option<String>,
+    pub created_after: Option<Timestamp>,
+    pub created_before: Option<Timestamp>,
+    /// Content containing this, ignoring case.
+    pub text: Option<String>,
     pub limit: Option<i64>,
     pub cursor: Option<String>,
 }

@@ -8,7 +8,8 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use engram_core::{validate, MemoryFilter, MemoryState, Page};
+use engram_core::time::Timestamp;
+use engram_core::{validate, Limits, MemoryFilter, MemoryKind, MemoryState, Page, SourceType};
 use engram_store::{Apply, ExportChunk, UserExport, UserOverview};
 use uuid::Uuid;
 
@@ -54,7 +55,8 @@ pub async fn list_user_memories(
         Some(s) => parse_states(s.split(',').map(str::trim), "states")?,
         None => Vec::new(),
     };
-    let filter = admin_filter(&state, user_id, states);
+    let mut filter = admin_filter(&state, user_id, states);
+    narrow(&mut filter, &q, &state.config.limits)?;
     let page = Page {
         limit,
         after: dto::cursor(&q.cursor)?,
@@ -283,6 +285,57 @@ fn parse_states<'a>(
             })
         })
         .collect()
+}
+
+/// The admin list's optional filters, validated, onto `filter`.
+fn narrow(filter: &mut MemoryFilter, q: &AdminListQuery, limits: &Limits) -> Result<(), ApiError> {
+    if let Some(kinds) = &q.kinds {
+        filter.kinds = kinds
+            .split(',')
+            .map(|k| {
+                MemoryKind::parse(k.trim()).ok_or_else(|| {
+                    ApiError::validation(
+                        "kinds",
+                        format!("`{k}` is not a kind (semantic, episodic, procedural)"),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(t) = &q.source_type {
+        filter.source_type = Some(SourceType::parse(t).ok_or_else(|| {
+            ApiError::validation(
+                "source_type",
+                "must be user_stated, inferred, tool, document or api",
+            )
+        })?);
+    }
+    filter.attribute = q
+        .attribute
+        .as_deref()
+        .map(|a| validate::reference("attribute", a, limits))
+        .transpose()?;
+    filter.source_ref = q
+        .source_ref
+        .as_deref()
+        .map(|r| validate::reference("source_ref", r, limits))
+        .transpose()?;
+    filter.text_contains = q
+        .text
+        .as_deref()
+        .map(|t| validate::query("text", t, limits))
+        .transpose()?;
+    filter.created_gte = q.created_after.map(Timestamp::get);
+    filter.created_lte = q.created_before.map(Timestamp::get);
+    if let (Some(a), Some(b)) = (filter.created_gte, filter.created_lte) {
+        if a > b {
+            return Err(ApiError::validation(
+                "created_after",
+                "must not be after created_before",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn admin_filter(state: &AppState, user_id: String, states: Vec<MemoryState>) -> MemoryFilter {

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::{Cursor, MemoryKind, MemoryState, Scope};
+use crate::{Cursor, MemoryKind, MemoryState, Scope, SourceType};
 
 /// Narrows the memories a search or listing considers.
 #[derive(Debug, Clone, Default)]
@@ -14,6 +14,14 @@ pub struct MemoryFilter {
     pub kinds: Vec<MemoryKind>,
     pub created_gte: Option<DateTime<Utc>>,
     pub created_lte: Option<DateTime<Utc>>,
+    /// Admin views: the fact's attribute, exactly.
+    pub attribute: Option<String>,
+    /// Admin views: where the memory came from.
+    pub source_type: Option<SourceType>,
+    pub source_ref: Option<String>,
+    /// Admin views: content containing this, ignoring case (plain text, no
+    /// pattern characters).
+    pub text_contains: Option<String>,
     pub include_superseded: bool,
     pub include_expired: bool,
     /// Memories consolidation archived (decayed below the floor).

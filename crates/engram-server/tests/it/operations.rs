@@ -372,3 +372,82 @@ fn urlencode(s: &str) -> String {
         .unwrap()["v=".len()..]
         .to_owned()
 }
+
+#[sqlx::test(migrations = false)]
+async fn the_admin_list_filters_by_kind_attribute_source_time_and_text(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let add = |body: Value| {
+        let app = &app;
+        async move {
+            let r = app.post("/v1/memories", body).await;
+            assert!(r.status.is_success(), "{}", r.body);
+        }
+    };
+    let said = |text: &str, at: &str| json!([{"role": "user", "content": text, "created_at": at}]);
+    add(json!({"user_id": "lea", "infer": false, "kind": "semantic",
+               "messages": said("I like 100% dark chocolate.", "2026-01-01T10:00:00Z"),
+               "source": {"type": "document", "ref": "diary"}}))
+    .await;
+    add(json!({"user_id": "lea", "infer": false, "kind": "episodic",
+               "messages": said("Lunch with Tom today.", "2026-03-01T12:00:00Z")}))
+    .await;
+    add(json!({"user_id": "lea", "wait": true,
+               "messages": said("I live in Lyon.", "2026-03-02T09:00:00Z")}))
+    .await;
+    add(json!({"user_id": "max", "infer": false, "text": "I like dark chocolate too."})).await;
+
+    let list = |q: &str| {
+        let app = &app;
+        let q = q.to_owned();
+        async move {
+            let r = app.get(&format!("/v1/admin/users/lea/memories?{q}")).await;
+            assert_eq!(r.status, StatusCode::OK, "{q}: {}", r.body);
+            let mut v: Vec<String> = r.body["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["memory"].as_str().unwrap().to_owned())
+                .collect();
+            v.sort();
+            v
+        }
+    };
+    assert_eq!(list("kinds=episodic").await, ["Lunch with Tom today."]);
+    assert_eq!(
+        list("source_type=document").await,
+        ["I like 100% dark chocolate."]
+    );
+    assert_eq!(
+        list("source_ref=diary").await,
+        ["I like 100% dark chocolate."]
+    );
+    // Plain text, case ignored; `%` is a character, not a wildcard.
+    assert_eq!(list("text=DARK").await, ["I like 100% dark chocolate."]);
+    assert_eq!(list("text=0%25%20d").await, ["I like 100% dark chocolate."]);
+    assert_eq!(list("text=l%25n").await, Vec::<String>::new());
+    let lyon = list("attribute=location.city").await;
+    assert_eq!(lyon.len(), 1, "{lyon:?}");
+    assert!(lyon[0].contains("Lyon"));
+    assert_eq!(
+        list("created_before=2026-02-01T00:00:00Z").await,
+        ["I like 100% dark chocolate."]
+    );
+    assert_eq!(
+        list("created_after=2026-02-01T00:00:00Z&kinds=semantic").await,
+        lyon
+    );
+    for (q, field) in [
+        ("kinds=dreamy", "kinds"),
+        ("source_type=rumour", "source_type"),
+        ("text=%20", "text"),
+        ("created_after=soon", "created_after"),
+        (
+            "created_after=2026-02-01T00:00:00Z&created_before=2026-01-01T00:00:00Z",
+            "created_after",
+        ),
+    ] {
+        app.get(&format!("/v1/admin/users/lea/memories?{q}"))
+            .await
+            .assert_problem(422, Some(field));
+    }
+}

@@ -53,6 +53,21 @@ pub(crate) fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &
     if let Some(t) = f.created_lte {
         q.push(" AND created_at <= ").push_bind(t);
     }
+    if let Some(a) = &f.attribute {
+        q.push(" AND attribute = ").push_bind(a.clone());
+    }
+    if let Some(t) = f.source_type {
+        q.push(" AND source_type = ").push_bind(t.as_str());
+    }
+    if let Some(r) = &f.source_ref {
+        q.push(" AND source_ref = ").push_bind(r.clone());
+    }
+    if let Some(t) = &f.text_contains {
+        // strpos, not LIKE: the needle's % and _ stay plain characters.
+        q.push(" AND strpos(lower(content), lower(")
+            .push_bind(t.clone())
+            .push(")) > 0");
+    }
 }
 
 /// ` AND` the columns of `scope` that it names (memories and jobs alike).
