@@ -33,3 +33,4 @@ env:
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	scripts/check-console-js.sh

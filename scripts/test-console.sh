@@ -32,5 +32,7 @@ cargo build --locked --bin engram -q
 scratch_server console
 log "headless $(/usr/bin/chromium --version 2>/dev/null | head -1) against $SCRATCH_URL/console"
 # selenium's manager must not look for drivers on the internet.
+# The seed writes one failed job straight into the scratch database (PSQL).
 SE_AVOID_STATS=true CONSOLE_SHOTS="$DATA/console-shots" ENGRAM_URL="$SCRATCH_URL" ENGRAM_API_KEY="$SCRATCH_KEY" \
+  PSQL="$ENGRAM_PG_BIN/psql" CONSOLE_DATABASE_URL="${ENGRAM_TEST_DATABASE_URL%/*}/$SCRATCH_DB" \
   "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/console"

@@ -1,5 +1,5 @@
-//! The web console at `/console`: a page, a script and a style sheet built
-//! into the binary (no build step: plain ES modules), so `make run` and the
+//! The web console at `/console`: a page, its ES modules (one per view) and
+//! a style sheet built into the binary (no build step: plain ES modules), so `make run` and the
 //! image serve it with nothing else installed. It holds no logic the API
 //! does not: every view and action is an API call made in the browser with
 //! the key the user signed in with, so the console can do exactly what that
@@ -19,8 +19,25 @@ use axum::Router;
 pub const PATH: &str = "/console";
 
 const INDEX: &str = include_str!("../assets/index.html");
-const SCRIPT: &str = include_str!("../assets/console.js");
-const STYLE: &str = include_str!("../assets/console.css");
+
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every file under `/console/`: (name, body, media type). The scripts are
+/// ES modules importing each other by relative path, one per view.
+pub const ASSETS: [(&str, &str, &str); 8] = [
+    (
+        "console.css",
+        include_str!("../assets/console.css"),
+        "text/css; charset=utf-8",
+    ),
+    ("console.js", include_str!("../assets/console.js"), JS),
+    ("core.js", include_str!("../assets/core.js"), JS),
+    ("people.js", include_str!("../assets/people.js"), JS),
+    ("memory.js", include_str!("../assets/memory.js"), JS),
+    ("recall.js", include_str!("../assets/recall.js"), JS),
+    ("requests.js", include_str!("../assets/requests.js"), JS),
+    ("operations.js", include_str!("../assets/operations.js"), JS),
+];
 
 /// Only this origin's script, style and API; nothing inline, no frames,
 /// no forms posting elsewhere, no plugins.
@@ -48,19 +65,17 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
     resp
 }
 
-/// The console's three routes (public: they hold no data).
+/// The console's routes: the page and its assets (public: they hold no data).
 pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
-    Router::new()
-        .route(
-            PATH,
-            get(|| async { asset(INDEX, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/console/console.js",
-            get(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/console/console.css",
-            get(|| async { asset(STYLE, "text/css; charset=utf-8") }),
-        )
+    let mut router = Router::new().route(
+        PATH,
+        get(|| async { asset(INDEX, "text/html; charset=utf-8") }),
+    );
+    for (name, body, media) in ASSETS {
+        router = router.route(
+            &format!("{PATH}/{name}"),
+            get(move || async move { asset(body, media) }),
+        );
+    }
+    router
 }
