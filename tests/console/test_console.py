@@ -89,6 +89,8 @@ def seed():
     add("kim-forget", "I keep bees in the garden.")
     add("kim-forget", "I drive a blue van.")
     add("eve-edit", "I work at the Navy.")
+    for text in ["I work at Initech and I live in Oslo.", "I no longer work at Initech.", "Please forget that I live in Oslo."]:
+        said("olga-states", text)
     for text in ["My dog is called Rex.", "I live in Lisbon.", "I work as a nurse.", "I play the cello on Sundays.",
                  "My sister is called Ana.", "I am allergic to peanuts.", "I like green tea.", "I drive a red bike.",
                  "My favourite film is Alien.", "I grow tomatoes.", "My dog loves the beach."] + XSS:
@@ -306,6 +308,16 @@ def test_forget_a_memory_and_see_it_gone_from_search(browser, seed):
     assert "I keep bees in the garden." not in memories_of(tk, "kim-forget")
 
 
+def test_deleted_memories_say_how_they_went(browser, seed):
+    sign_in(browser, seed["tenant"])
+    # Nothing of hers is in view, so the people list does not show her: open her by id.
+    type_into(browser, "#prefix", "olga-states")
+    click(browser, "#open-exact")
+    heading(browser, "Memories of olga-states")
+    labels = until_texts(browser, "#memories .state", lambda t: len(t) == 2)
+    assert sorted(labels) == ["deleted (forgotten)", "deleted (retracted)"], labels
+
+
 def test_edit_text_set_and_clear_expiry_and_pin(browser, seed):
     tk = seed["tenant"]
     sign_in(browser, tk)
@@ -357,11 +369,12 @@ def test_why_did_it_say_that(browser, seed):
     type_into(browser, "#recall-query", "script img onerror")
     type_into(browser, "#recall-budget", "1000")
     browser.find_element(By.CSS_SELECTOR, "#recall button[type=submit]").click()
-    shown = until_texts(browser, "#recall-hits .memory-text", lambda t: all(x in t for x in XSS))
-    assert shown
     # In the block they are what the model gets: look-alikes for < and >, so
     # nothing stored can close the block; the page shows which hits made it.
-    block = browser.find_element(By.ID, "recall-block").text
+    # (Waiting on the new block: the first query's hits held them too.)
+    block = until(browser, lambda b: "\u2039img" in (t := b.find_element(By.ID, "recall-block").text) and t)
+    shown = texts(browser, "#recall-hits .memory-text")
+    assert all(x in shown for x in XSS), shown
     assert "\u2039img src=x onerror" in block and "<img" not in block.replace("<memory>", ""), block
     verdicts = texts(browser, "#recall-hits td[data-label='In the block']")
     assert all(v.startswith("yes") for v in verdicts), verdicts

@@ -33,7 +33,10 @@ export function peopleView() {
   };
   more.addEventListener("click", () => find(null, true));
   show(el("h2", {}, "People"),
-    el("form", { id: "find", onsubmit: find }, prefixLabel, el("button", { type: "submit" }, "Find")),
+    el("form", { id: "find", onsubmit: find }, prefixLabel, el("button", { type: "submit" }, "Find"),
+      // The list shows people with memories in view; someone whose memories
+      // are all deleted or superseded is opened by their exact id.
+      el("button", { type: "button", id: "open-exact", onclick: () => prefix.value.trim() && personView(prefix.value.trim()) }, "Open this exact id")),
     el("table", {}, el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col" }, h)))), results),
     more);
   find();
@@ -137,13 +140,21 @@ export async function personView(user) {
   load(true);
 }
 
+/** The state, naming how a deleted memory went: retracted by the user
+ * ("that's not true any more"), forgotten on request, or deleted. */
+export function stateLabel(m) {
+  if (m.state !== "deleted" || !m.history || !m.history.length) return m.state;
+  const last = m.history[m.history.length - 1].event;
+  return last === "RETRACT" ? "deleted (retracted)" : last === "FORGET" ? "deleted (forgotten)" : "deleted";
+}
+
 function memoryRow(user, m, heads, reload, loaded) {
   const write = !readOnly();
   const inView = m.state === "live" || m.state === "expired" || m.state === "superseded";
   const done = async (r) => { if (r.status < 300) { say(""); await reload(); } };
   return row(heads, [
     el("span", { class: "memory-text" }, m.memory),
-    el("span", { class: "state" }, m.state),
+    el("span", { class: "state" }, stateLabel(m)),
     m.kind,
     when(m.created_at),
     el("span", { class: "actions" },
