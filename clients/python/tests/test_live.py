@@ -30,6 +30,8 @@ def test_add_answers_one_shape_whatever_the_server_answered(client, user):
     queued = client.memories.add(user_id=user, text="I work at Initech.")
     assert queued.job is None and queued.job_id
     job = client.jobs.wait(queued.job_id, timeout=30)
+    listed = client.jobs.list_page(user_id=job.user_id, kind="extract")
+    assert job.job_id in [j.job_id for j in listed.results] and job.kind == "extract"
     assert job.status == "done" and isinstance(job, models.Job)
 
 
@@ -105,14 +107,19 @@ def test_admin(client, user, tmp_path):
     doc = json.loads(path.read_text())
     assert doc["format"] == "engram.user-export" and len(doc["memories"]) == 2
     assert client.admin.export(user)["user_id"] == user
+    plan = client.admin.purge_source(f"doc-{user}", dry_run=True)
+    assert plan.dry_run and plan.counts["memories"] == 1
     receipt = client.admin.purge_source(f"doc-{user}")
-    assert receipt.counts["memories"] == 1
+    assert not receipt.dry_run and receipt.counts == plan.counts
     run = client.admin.consolidate(user_id=user, dry_run=True, wait=True)
     assert isinstance(run, models.ConsolidationRun) and run.scope == "user"
     assert any(r.id == run.id for r in client.admin.consolidation_runs(limit=50))
     receipt = client.admin.purge_memory(user, first.id)
     assert receipt.counts["memories"] == 1
     client.memories.add(user_id=user, text="I paint.", infer=False)
+    overview = client.admin.user_overview(user)
+    assert overview.memories == 1 and overview.by_state["live"] == 1
+    assert client.admin.erase_user(user, dry_run=True).counts["memories"] == 1
     erased = client.admin.erase_user(user)
     assert erased.counts["memories"] == 1
     audit = client.admin.audit(action="user.erase", user_id=user)

@@ -9,7 +9,7 @@
  *     const { results } = await client.memories.search({ query: "where do I live", user_id: "alice" });
  */
 
-import type { components } from "./schema.js";
+import type { components, operations } from "./schema.js";
 
 type S = components["schemas"];
 export type Memory = S["Memory"];
@@ -31,6 +31,9 @@ export type CreatedKey = S["CreatedKey"];
 export type Caller = S["Caller"];
 export type AdminList = S["AdminList"];
 export type ErasureReceipt = S["ErasureReceipt"];
+export type UserOverview = S["UserOverview"];
+export type JobQuery = NonNullable<operations["list_jobs"]["parameters"]["query"]>;
+export type JobPage = { results: Job[]; next_cursor: string | null };
 export type AuditList = S["AuditList"];
 export type ConsolidationRun = S["ConsolidationRun"];
 export type Problem = S["Problem"];
@@ -286,6 +289,10 @@ export class Jobs extends Group {
   get(id: string): Promise<Job> {
     return this.c.call({ method: "GET", path: `/v1/jobs/${seg(id)}` });
   }
+  /** One page of the tenant's jobs, newest first (a bound key: its user's). */
+  list(query: JobQuery = {}): Promise<JobPage> {
+    return this.c.call({ method: "GET", path: "/v1/jobs", query });
+  }
 
   /** Polls with backoff until the job ends (rejects after `timeoutMs`). */
   async wait(id: string, opts: { timeoutMs?: number; raiseOnFailure?: boolean } = {}): Promise<Job> {
@@ -353,11 +360,16 @@ export class Admin extends Group {
   export(userId: string): Promise<S["UserExport"]> {
     return this.c.call({ method: "GET", path: `/v1/admin/users/${seg(userId)}/export` });
   }
-  eraseUser(userId: string): Promise<ErasureReceipt> {
-    return this.c.call({ method: "DELETE", path: `/v1/admin/users/${seg(userId)}` });
+  /** Counts by state and kind, last activity, sessions. */
+  userOverview(userId: string): Promise<UserOverview> {
+    return this.c.call({ method: "GET", path: `/v1/admin/users/${seg(userId)}` });
   }
-  purgeSource(sourceRef: string): Promise<ErasureReceipt> {
-    return this.c.call({ method: "DELETE", path: `/v1/admin/sources/${seg(sourceRef)}` });
+  /** `{ dry_run: true }` counts what would go and changes nothing. */
+  eraseUser(userId: string, query: { dry_run?: boolean } = {}): Promise<ErasureReceipt> {
+    return this.c.call({ method: "DELETE", path: `/v1/admin/users/${seg(userId)}`, query });
+  }
+  purgeSource(sourceRef: string, query: { dry_run?: boolean } = {}): Promise<ErasureReceipt> {
+    return this.c.call({ method: "DELETE", path: `/v1/admin/sources/${seg(sourceRef)}`, query });
   }
   /** The finished run with `wait: true`, else `{ job_id, status }`. */
   consolidate(req: S["ConsolidateRequest"]): Promise<ConsolidationRun | { job_id: string; status: "queued" }> {
@@ -366,7 +378,7 @@ export class Admin extends Group {
   async consolidationRuns(query: { limit?: number } = {}): Promise<ConsolidationRun[]> {
     return (await this.c.call<{ runs: ConsolidationRun[] }>({ method: "GET", path: "/v1/admin/consolidation-runs", query })).runs;
   }
-  audit(query: { action?: string; user_id?: string; limit?: number; cursor?: string } = {}): Promise<AuditList> {
+  audit(query: { action?: string; actor?: string; user_id?: string; since?: string; until?: string; limit?: number; cursor?: string } = {}): Promise<AuditList> {
     return this.c.call({ method: "GET", path: "/v1/admin/audit", query });
   }
 }

@@ -98,6 +98,13 @@ test("every resource against a live server", { skip: !live && "no live server" }
   assert.ok((await c.admin.consolidationRuns({ limit: 50 })).some((r) => r.id === run.id));
   assert.equal((await c.admin.userMemories(u, { states: ["live"] })).results.length >= 7, true);
   assert.equal((await c.admin.export(u)).user_id, u);
+  const overview = await c.admin.userOverview(u);
+  assert.ok(overview.memories >= 7 && overview.by_state.live >= 7, JSON.stringify(overview));
+  const plan = await c.admin.eraseUser(u, { dry_run: true });
+  assert.equal(plan.dry_run, true);
+  assert.equal((await c.admin.userOverview(u)).memories, overview.memories);
+  const jobs = await c.jobs.list({ user_id: u, kind: "extract" });
+  assert.ok(jobs.results.length >= 1 && jobs.results.every((j) => j.kind === "extract"));
   assert.equal((await c.sessions.delete(s)).counts.sessions, 1);
   const gone = await c.memories.deleteScope({ user_id: u });
   assert.ok(gone.deleted >= 7);

@@ -153,6 +153,14 @@ class Jobs(_Group):
     async def get(self, id: str) -> m.Job:
         return await self._run(Call("GET", path("/v1/jobs/{id}", id=id), parse=_model(m.Job)))
 
+    async def list_page(self, *, user_id: Optional[str] = None, agent_id: Optional[str] = None,
+                  session_id: Optional[str] = None, status: Optional[str] = None, kind: Optional[str] = None,
+                  limit: Optional[int] = None, cursor: Optional[str] = None) -> m.JobPage:
+        """One page of the tenant's jobs, newest first (a bound key: its user's)."""
+        q = params(user_id=user_id, agent_id=agent_id, session_id=session_id, status=status, kind=kind,
+                   limit=limit, cursor=cursor)
+        return await self._run(Call("GET", "/v1/jobs", params=q, parse=_model(m.JobPage)))
+
     async def wait(self, id: str, *, timeout: float = 60.0, raise_on_failure: bool = True) -> m.Job:
         """Polls the job with backoff until it ends (`JobTimeoutError` after
         `timeout` seconds; `JobFailedError` if it failed, unless told not to)."""
@@ -245,11 +253,18 @@ class Admin(_Group):
         or a binary file object) as it streams."""
         return await self._c._export(path("/v1/admin/users/{u}/export", u=user_id), file)
 
-    async def erase_user(self, user_id: str) -> m.ErasureReceipt:
-        return await self._run(Call("DELETE", path("/v1/admin/users/{u}", u=user_id), parse=_model(m.ErasureReceipt)))
+    async def user_overview(self, user_id: str) -> m.UserOverview:
+        """Counts by state and kind, last activity, sessions."""
+        return await self._run(Call("GET", path("/v1/admin/users/{u}", u=user_id), parse=_model(m.UserOverview)))
 
-    async def purge_source(self, source_ref: str) -> m.ErasureReceipt:
-        return await self._run(Call("DELETE", path("/v1/admin/sources/{r}", r=source_ref), parse=_model(m.ErasureReceipt)))
+    async def erase_user(self, user_id: str, *, dry_run: Optional[bool] = None) -> m.ErasureReceipt:
+        """`dry_run=True` counts what would go and changes nothing."""
+        return await self._run(Call("DELETE", path("/v1/admin/users/{u}", u=user_id), params=params(dry_run=dry_run),
+                              parse=_model(m.ErasureReceipt)))
+
+    async def purge_source(self, source_ref: str, *, dry_run: Optional[bool] = None) -> m.ErasureReceipt:
+        return await self._run(Call("DELETE", path("/v1/admin/sources/{r}", r=source_ref), params=params(dry_run=dry_run),
+                              parse=_model(m.ErasureReceipt)))
 
     async def consolidate(self, *, user_id: Optional[str] = None, dry_run: Optional[bool] = None,
                     wait: Optional[bool] = None) -> Any:
@@ -263,8 +278,9 @@ class Admin(_Group):
                               parse=lambda s, b: [m.ConsolidationRun.model_validate(r) for r in b["runs"]]))
 
     async def audit(self, *, action: Optional[str] = None, user_id: Optional[str] = None,
+              actor: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None,
               limit: Optional[int] = None, cursor: Optional[str] = None) -> m.AuditList:
-        q = params(action=action, user_id=user_id, limit=limit, cursor=cursor)
+        q = params(action=action, user_id=user_id, actor=actor, since=since, until=until, limit=limit, cursor=cursor)
         return await self._run(Call("GET", "/v1/admin/audit", params=q, parse=_model(m.AuditList)))
 
 

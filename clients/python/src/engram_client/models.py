@@ -94,6 +94,7 @@ class ConsolidationOutcome(_Model):
 
 class Job(_Model):
     job_id: str
+    kind: Literal["extract", "summarize", "consolidate"]
     status: Literal["queued", "running", "done", "failed"]
     attempts: int
     max_attempts: int
@@ -109,6 +110,11 @@ class Job(_Model):
     @property
     def ended(self) -> bool:
         return self.status in ("done", "failed")
+
+
+class JobPage(_Model):
+    results: List[Job]
+    next_cursor: Optional[str] = None
 
 
 class AddOutcome(_Model):
@@ -242,7 +248,26 @@ class ErasureReceipt(_Model):
     request_id: Optional[str] = None
     tenant_id: str
     completed_at: datetime
+    #: True for a dry run: nothing was changed, the counts are what would go.
+    dry_run: bool = False
     counts: Dict[str, int]
+
+
+class SessionOverview(_Model):
+    session_id: str
+    turns: int
+    memories: int
+    last_activity_at: datetime
+
+
+class UserOverview(_Model):
+    user_id: str
+    memories: int
+    by_state: Dict[str, int]
+    by_kind: Dict[str, int]
+    last_activity_at: Optional[datetime] = None
+    sessions_total: int
+    sessions: List[SessionOverview] = Field(default_factory=list)
 
 
 class AuditEntry(_Model):
@@ -304,6 +329,7 @@ SCHEMAS = {
     AdminMemory: "AdminMemory",
     AdminList: "AdminList",
     ErasureReceipt: "ErasureReceipt",
+    UserOverview: "UserOverview",
     AuditEntry: "AuditEntry",
     AuditList: "AuditList",
     ConsolidationRun: "ConsolidationRun",
