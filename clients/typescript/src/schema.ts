@@ -1338,8 +1338,8 @@ export interface components {
             token_budget: number;
             /** @description The sections to use, in priority order. */
             include?: components["schemas"]["ContextSection"][];
-            /** @default 10 */
-            top_k: number;
+            /** @description Memories searched for the query; by default enough to fill the budget (token_budget / 33, at least 10, at most 50). */
+            top_k?: number;
             reference_time?: components["schemas"]["Time"];
         };
         ContextResponse: {

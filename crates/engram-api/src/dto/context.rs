@@ -18,7 +18,7 @@ pub struct ContextRequest {
     /// The sections to use, in priority order (default profile, memories,
     /// summary, recent).
     pub include: Option<Vec<engram_context::Section>>,
-    /// Memories searched for the query (default 10).
+    /// Memories searched for the query (default: enough to fill the budget).
     #[serde(default, deserialize_with = "crate::dto::whole::option")]
     pub top_k: Option<i64>,
     /// "Now" for periods named in the query.

@@ -15,8 +15,15 @@
 //! Reported: recall@1/5/10 and hit@10 of the evidence turns per category and
 //! overall, and search latency p50/p95 as the client sees it (HTTP, query
 //! embedding, SQL, ranking).
+//!
+//! Also, leaving one conversation out: every figure per conversation and
+//! the mean of the folds; with EVAL_CV=a,b,c the cross-validated choice
+//! among those modes (chosen on four conversations, scored on the fifth);
+//! the mode `fts` is Postgres `ts_rank` over the same turns (a baseline);
+//! and context recall at EVAL_BUDGETS (default 250,500,1000) tokens for the
+//! block's EVAL_CONTEXT_TOP_K candidates (default: the server's default).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::time::Instant;
 
@@ -25,6 +32,9 @@ use chrono::Utc;
 use serde_json::{json, Value};
 use sqlx::postgres::PgPoolOptions;
 
+mod context_recall;
+mod folds;
+mod fts;
 #[path = "../common/locomo.rs"]
 mod locomo;
 #[path = "../common/scratch.rs"]
@@ -53,6 +63,20 @@ impl Tally {
         self.r5 += recall(5);
         self.r10 += recall(10);
         self.hit10 += f64::from(u8::from(recall(10) > 0.0));
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.n += other.n;
+        self.r1 += other.r1;
+        self.r5 += other.r5;
+        self.r10 += other.r10;
+        self.hit10 += other.hit10;
+    }
+
+    /// R@1, R@5, R@10, hit@10 as shares.
+    fn rates(&self) -> [f64; 4] {
+        let n = self.n.max(1) as f64;
+        [self.r1 / n, self.r5 / n, self.r10 / n, self.hit10 / n]
     }
 
     fn row(&self, label: &str) -> String {
@@ -101,6 +125,55 @@ fn set_mode(body: &mut Value, mode: &str) {
         }
         None => body["mode"] = json!(mode),
     }
+}
+
+/// One question asked through the API in `mode`: the dia_ids ranked, the
+/// latency recorded, the answer dumped when asked.
+async fn search<'a>(
+    client: &reqwest::Client,
+    base: &str,
+    q: &Question,
+    mode: &'a str,
+    latencies: &mut BTreeMap<&'a str, Vec<f64>>,
+    dump: Option<&mut std::io::BufWriter<std::fs::File>>,
+) -> anyhow::Result<Vec<String>> {
+    let t = Instant::now();
+    let r = client
+        .post(format!("{base}/v1/memories/search"))
+        .bearer_auth(KEY)
+        .json(&search_body(q, mode))
+        .send()
+        .await?;
+    let status = r.status();
+    let body: Value = r.json().await?;
+    latencies
+        .entry(mode)
+        .or_default()
+        .push(t.elapsed().as_secs_f64() * 1000.0);
+    if !status.is_success() {
+        bail!("search failed: {status} {body}");
+    }
+    let ranked: Vec<String> = body["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["metadata"]["dia_id"].as_str().map(str::to_owned))
+        .collect();
+    if let Some(out) = dump {
+        let top: Vec<Value> = body["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| json!([h["metadata"]["dia_id"], h["memory"], h["scores"]]))
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            json!({"mode": mode, "question": q.text, "category": q.category,
+                   "evidence": q.evidence, "top": top})
+        )?;
+    }
+    Ok(ranked)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -158,6 +231,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
     // Ingest: one memory per turn, through the API.
     let started = Instant::now();
     let mut turns = 0;
+    let mut turn_texts: HashMap<(String, String), String> = HashMap::new();
     let mut questions = Vec::new();
     for sample in data {
         let user = sample["sample_id"]
@@ -183,6 +257,9 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
                 let mut message = json!({"role": "user", "content": content});
                 if let Some(t) = when {
                     message["created_at"] = json!(t);
+                }
+                if let Some(id) = turn["dia_id"].as_str() {
+                    turn_texts.insert((user.clone(), id.to_owned()), content.clone());
                 }
                 let r = client
                     .post(format!("{base}/v1/memories"))
@@ -234,6 +311,7 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
     );
 
     let mut tallies: BTreeMap<&str, BTreeMap<u64, Tally>> = BTreeMap::new();
+    let mut by_fold: folds::ByFold = BTreeMap::new();
     let mut latencies: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     // EVAL_DUMP=FILE writes every answer as a JSON line, to study misses.
     let mut dump = match std::env::var("EVAL_DUMP") {
@@ -243,53 +321,28 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
     for q in &questions {
         for mode in modes {
             let t = Instant::now();
-            let r = client
-                .post(format!("{base}/v1/memories/search"))
-                .bearer_auth(KEY)
-                .json(&search_body(q, mode))
-                .send()
-                .await?;
-            let status = r.status();
-            let body: Value = r.json().await?;
-            latencies
-                .entry(mode)
-                .or_default()
-                .push(t.elapsed().as_secs_f64() * 1000.0);
-            if !status.is_success() {
-                bail!("search failed: {status} {body}");
+            let ranked = if mode == "fts" {
+                let ranked = fts::search(&pool, &q.user, &q.text).await?;
+                latencies
+                    .entry(mode)
+                    .or_default()
+                    .push(t.elapsed().as_secs_f64() * 1000.0);
+                ranked
+            } else {
+                search(&client, &base, q, mode, &mut latencies, dump.as_mut()).await?
+            };
+            for cat in [0, q.category] {
+                tallies
+                    .entry(mode)
+                    .or_default()
+                    .entry(cat)
+                    .or_default()
+                    .add(&q.evidence, &ranked);
+                by_fold
+                    .entry((mode, q.user.clone(), cat))
+                    .or_default()
+                    .add(&q.evidence, &ranked);
             }
-            let ranked: Vec<String> = body["results"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|h| h["metadata"]["dia_id"].as_str().map(str::to_owned))
-                .collect();
-            if let Some(out) = dump.as_mut() {
-                let top: Vec<Value> = body["results"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|h| json!([h["metadata"]["dia_id"], h["memory"], h["scores"]]))
-                    .collect();
-                writeln!(
-                    out,
-                    "{}",
-                    json!({"mode": mode, "question": q.text, "category": q.category,
-                           "evidence": q.evidence, "top": top})
-                )?;
-            }
-            tallies
-                .entry(mode)
-                .or_default()
-                .entry(q.category)
-                .or_default()
-                .add(&q.evidence, &ranked);
-            tallies
-                .entry(mode)
-                .or_default()
-                .entry(0)
-                .or_default()
-                .add(&q.evidence, &ranked);
         }
     }
 
@@ -303,6 +356,55 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
         }
         println!("{}", by_cat[&0].row(&format!("**{mode} / all**")));
     }
+    folds::print_folds(&by_fold, modes);
+    // EVAL_CV=a,b,c: choose among these modes per fold (leave one out).
+    if let Ok(list) = std::env::var("EVAL_CV") {
+        let candidates: Vec<&str> = modes
+            .iter()
+            .map(String::as_str)
+            .filter(|m| list.split(',').any(|c| c.trim() == *m))
+            .collect();
+        let (chosen, held_out) = folds::cross_validate(&by_fold, &candidates);
+        println!("\nCross-validated choice among {candidates:?} (best training R@10, then R@1):");
+        for (fold, mode) in &chosen {
+            println!("- held out {fold}: chose {mode}");
+        }
+        println!("\n| cross-validated / category | questions | R@1 | R@5 | R@10 | hit@10 |\n|---|---|---|---|---|---|");
+        for (cat, t) in held_out.iter().filter(|(c, _)| **c != 0) {
+            println!("{}", t.row(&format!("cv / cat {cat}")));
+        }
+        if let Some(t) = held_out.get(&0) {
+            println!("{}", t.row("**cv / all**"));
+        }
+    }
+    // EVAL_BUDGETS=250,500,1000 (the default); `none` skips.
+    let budgets: Vec<usize> = std::env::var("EVAL_BUDGETS")
+        .unwrap_or_else(|_| "250,500,1000".into())
+        .split(',')
+        .filter_map(|b| b.trim().parse().ok())
+        .collect();
+    // EVAL_CONTEXT_TOP_K=10,20,30: the block's top_k candidates; 0 (the
+    // default) sends none, so the server's default applies.
+    let top_ks: Vec<usize> = std::env::var("EVAL_CONTEXT_TOP_K")
+        .unwrap_or_else(|_| "0".into())
+        .split(',')
+        .filter_map(|k| k.trim().parse().ok())
+        .collect();
+    if !budgets.is_empty() {
+        let recall = context_recall::measure(
+            &client,
+            &base,
+            KEY,
+            &questions,
+            &turn_texts,
+            &budgets,
+            &top_ks,
+        )
+        .await?;
+        context_recall::print(&recall, &budgets, &top_ks);
+    }
+    let http_modes: Vec<String> = modes.iter().filter(|m| *m != "fts").cloned().collect();
+    let modes_for_staleness = &http_modes;
     let stale = staleness::check(
         &client,
         &base,
@@ -312,13 +414,13 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
             set_mode(&mut body, mode);
             body
         },
-        modes,
+        modes_for_staleness,
     )
     .await?;
     println!(
         "\n| mode | update scenarios | stale (old value returned) | current value first |\n|---|---|---|---|"
     );
-    for (mode, s) in modes.iter().zip(&stale) {
+    for (mode, s) in modes_for_staleness.iter().zip(&stale) {
         println!(
             "| {mode} | {} | {:.3} | {:.3} |",
             s.searches,
