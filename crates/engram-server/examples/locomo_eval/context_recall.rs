@@ -46,13 +46,15 @@ pub async fn measure(
     for q in questions {
         for &top_k in top_ks {
             for &budget in budgets {
+                let mut req = json!({"user_id": q.user, "query": q.text,
+                                     "token_budget": budget, "reference_time": q.asked_at});
+                if top_k > 0 {
+                    req["top_k"] = json!(top_k);
+                }
                 let r = client
                     .post(format!("{base}/v1/context"))
                     .bearer_auth(key)
-                    .json(
-                        &json!({"user_id": q.user, "query": q.text, "token_budget": budget,
-                                  "top_k": top_k, "reference_time": q.asked_at}),
-                    )
+                    .json(&req)
                     .send()
                     .await?;
                 let status = r.status();
@@ -124,6 +126,11 @@ pub fn print(recall: &ByBudget, budgets: &[usize], top_ks: &[usize]) {
                 } else {
                     format!("cat {cat}")
                 };
+                let k = if k == 0 {
+                    "default".to_owned()
+                } else {
+                    k.to_string()
+                };
                 println!(
                     "| {k} / {b} / {label} | {} | {:.3} | {:.0} |",
                     r.n,
@@ -148,7 +155,11 @@ pub fn print(recall: &ByBudget, budgets: &[usize], top_ks: &[usize]) {
                     score(*x).total_cmp(&score(*y))
                 })
                 .unwrap_or(10);
-            chosen.push(best.to_string());
+            chosen.push(if best == 0 {
+                "default".to_owned()
+            } else {
+                best.to_string()
+            });
             for &cat in &cats {
                 held.entry(cat)
                     .or_default()
