@@ -205,7 +205,7 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
     .assert_problem(403, None);
 }
 
-/// Every row of every table that names `needle`, as (table, rows): what a
+/// Row counts of the tables an erasure touches, and the erasure audit entries:
 /// dry run must leave exactly as it was.
 async fn rows_of(app: &TestApp) -> Vec<(String, i64)> {
     let mut out = Vec::new();
