@@ -206,7 +206,7 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
 }
 
 /// Row counts of the tables an erasure touches, and the erasure audit entries:
-/// dry run must leave exactly as it was.
+/// what a dry run must leave exactly as it was.
 async fn rows_of(app: &TestApp) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for table in [
