@@ -357,7 +357,8 @@ def test_why_did_it_say_that(browser, seed):
     assert first[1] == "My dog is called Rex.", first
     assert first[-1].startswith("yes"), first
     # Every score part is shown, and at a small budget some hits are left out, saying why.
-    assert len(first) == 10 and all(c for c in first[3:9]), first
+    # (#, memory, score, the nine parts of SCORE_PARTS, reached the block?)
+    assert len(first) == 13 and all(c for c in first[3:12]), first
     verdicts = [c[-1].text for c in cells]
     assert any(v.startswith("no: budget") for v in verdicts), verdicts
     block = browser.find_element(By.ID, "recall-block").text

@@ -1116,9 +1116,12 @@ export interface components {
              * @description dense: cosine similarity of embeddings. lexical: BM25 over the
              *     scope's memories (English stemming, stop words dropped, names,
              *     acronyms and numbers matched exactly, any query term may match,
-             *     rarity counted within the scope). hybrid: both, relevance =
-             *     lexical_weight · BM25/best BM25 + (1 − lexical_weight) ·
-             *     min-max-normalised cosine.
+             *     rarity counted within the scope). hybrid: both, fused as
+             *     match = lexical_weight · BM25/best BM25 + (1 − lexical_weight) ·
+             *     min-max-normalised cosine, then the evidence around each match
+             *     mixed in: relevance = (match + neighbours_w · neighbours +
+             *     session_w · session + names_w · names) / (1 + the three
+             *     weights); see signal_weights and Scores.
              *
              * @default hybrid
              * @enum {string}
@@ -1129,6 +1132,24 @@ export interface components {
              * @default 0.5
              */
             lexical_weight: number;
+            /** @description Hybrid only: how much each piece of evidence around a match adds to its relevance; all 0 is plain fusion. */
+            signal_weights?: {
+                /**
+                 * @description The best match among the memories stored just before and after (ENGRAM_NEIGHBOUR_WEIGHT).
+                 * @default 0.6
+                 */
+                neighbours: number;
+                /**
+                 * @description The best match in the memory's session (ENGRAM_SESSION_WEIGHT).
+                 * @default 0.3
+                 */
+                session: number;
+                /**
+                 * @description The share of the query's names the memory mentions (ENGRAM_NAMES_WEIGHT).
+                 * @default 0.2
+                 */
+                names: number;
+            };
             /**
              * @description What a period named in the query ("on 13 October, 2023", "in May
              *     2023", "in 2022", "last week", "yesterday", "two weeks ago") does.
@@ -1186,7 +1207,7 @@ export interface components {
         };
         Memory: components["schemas"]["MemoryFields"];
         Scores: {
-            /** @description How well the memory answers the query: the cosine (dense), normalised BM25 (lexical) or their fusion (hybrid). The relevance gate keeps memories whose cosine reaches it or that share a query term. */
+            /** @description How well the memory answers the query: the cosine (dense), normalised BM25 (lexical) or their fusion with the evidence around it (hybrid: see mode and signal_weights in SearchRequest). The relevance gate keeps memories whose cosine reaches it or that share a query term. */
             relevance: number;
             /** @description Cosine similarity to the query. */
             dense: number;
@@ -1194,6 +1215,12 @@ export interface components {
             lexical: number | null;
             /** @description Closeness of the memory's created_at to the period the query names (1 inside it, falling to 0 one period away); null when the query names none or query_time is not prefer. */
             time: number | null;
+            /** @description Hybrid only (else null): the best fused match among the memories stored up to two places before or after this one in its session within an hour, the adjacent ones counting fully (the one before twice when it asks a question: this may answer it), two places away half, divided by the largest weight. */
+            neighbours: number | null;
+            /** @description Hybrid only (else null): the best fused match among this search's candidates in the memory's session; 0 without a session. */
+            session: number | null;
+            /** @description Hybrid only (else null): the share of the query's names (capitalised words past a sentence's start, acronyms) the memory mentions as words; 0 when the query names nobody. */
+            names: number | null;
             /** @description exp(-ln2 * age_days / half_life_days) */
             recency: number;
             importance: number;

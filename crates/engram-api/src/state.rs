@@ -23,6 +23,8 @@ pub struct ApiConfig {
     pub min_relevance: f32,
     /// Hybrid search: the lexical share of relevance (the rest is the cosine).
     pub lexical_weight: f32,
+    /// Hybrid search: how much the evidence around a match adds.
+    pub signal_weights: engram_core::SignalWeights,
     /// The share of relevance given to closeness in time when the query names
     /// a period ("in May 2023", "last week").
     pub time_weight: f32,
@@ -102,6 +104,7 @@ impl Default for ApiConfig {
             half_life_days: 30.0,
             min_relevance: 0.1,
             lexical_weight: 0.5,
+            signal_weights: engram_core::SignalWeights::default(),
             time_weight: 0.3,
             add_wait_timeout: std::time::Duration::from_secs(10),
             job_max_attempts: 5,

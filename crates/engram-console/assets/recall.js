@@ -4,7 +4,7 @@
 
 import { api, el, field, put, row, say, select, show } from "./core.js";
 
-const SCORE_PARTS = ["relevance", "dense", "lexical", "time", "recency", "importance"];
+const SCORE_PARTS = ["relevance", "dense", "lexical", "time", "neighbours", "session", "names", "recency", "importance"];
 // A stored text as the block writes it (engram-context's `escape`): one
 // line, with look-alikes for < and > so nothing stored can close the block.
 const flat = (s) => s.replace(/\s+/g, " ").trim().replaceAll("<", "\u2039").replaceAll(">", "\u203a");
@@ -53,7 +53,7 @@ export function recallView(user, back) {
     put(out,
       el("h3", {}, `Search: ${s.body.results.length} hits`),
       when ? el("p", {}, when) : null,
-      el("p", {}, "score = the blend of relevance (from dense and lexical), recency and importance; time is how well the memory's date matches a period the query names."),
+      el("p", {}, "score = the blend of relevance (from dense and lexical, then in hybrid the evidence around the match: the best match among the memories stored just before and after it, the best in its session, the query's names it mentions), recency and importance; time is how well the memory's date matches a period the query names."),
       el("table", { id: "recall-hits" }, el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...hits)),
       el("h3", {}, `Context block: ${c.body.tokens_used} of ${c.body.token_budget} tokens (${c.body.tokenizer})`),
       el("ul", { id: "recall-parts" }, ...c.body.parts.map((p) => el("li", {}, `${p.section}: ${p.included} of ${p.offered} lines included`))),

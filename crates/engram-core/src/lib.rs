@@ -22,7 +22,7 @@ pub mod write;
 
 pub use lifecycle::{consolidate, forget};
 pub use model::{access, clock, cursor, embed, memory, query, session, time, validate};
-pub use read::{hybrid, querytime, scoring};
+pub use read::{evidence, hybrid, querytime, scoring};
 pub use text::timephrase;
 pub use write::{decide, extract, policy};
 
@@ -30,6 +30,7 @@ pub use access::{Access, BindingRefusal, KeyBinding, Role};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::Cursor;
 pub use embed::{EmbedError, Embedder};
+pub use evidence::{query_names, with_evidence, Evidence, SignalWeights, Surroundings};
 pub use hybrid::{exact_terms, fuse, SearchMode, Signals};
 pub use memory::*;
 pub use query::{MemoryFilter, Page};

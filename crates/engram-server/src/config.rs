@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use engram_core::SignalWeights;
 
 /// A string that Debug never shows.
 #[derive(Clone)]
@@ -450,6 +451,28 @@ pub struct ServeArgs {
         default_value_t = 0.5
     )]
     pub lexical_weight: f32,
+    /// Hybrid search: how much the best match among the memories stored
+    /// just before and after a memory adds to its relevance, 0..=1.
+    #[arg(
+        long = "neighbour-weight",
+        env = "ENGRAM_NEIGHBOUR_WEIGHT",
+        default_value_t = SignalWeights::default().neighbours
+    )]
+    pub neighbour_weight: f32,
+    /// Hybrid search: how much the best match in a memory's session adds.
+    #[arg(
+        long = "session-weight",
+        env = "ENGRAM_SESSION_WEIGHT",
+        default_value_t = SignalWeights::default().session
+    )]
+    pub session_weight: f32,
+    /// Hybrid search: how much mentioning the query's names adds.
+    #[arg(
+        long = "names-weight",
+        env = "ENGRAM_NAMES_WEIGHT",
+        default_value_t = SignalWeights::default().names
+    )]
+    pub names_weight: f32,
     /// Search: the share of relevance given to closeness in time when the
     /// query names a period ("in May 2023", "last week"), 0..=1.
     #[arg(
@@ -652,6 +675,11 @@ impl ServeArgs {
             half_life_days: self.half_life_days,
             min_relevance: self.min_relevance,
             lexical_weight: self.lexical_weight.clamp(0.0, 1.0),
+            signal_weights: SignalWeights {
+                neighbours: self.neighbour_weight.clamp(0.0, 1.0),
+                session: self.session_weight.clamp(0.0, 1.0),
+                names: self.names_weight.clamp(0.0, 1.0),
+            },
             time_weight: self.time_weight.clamp(0.0, 1.0),
             add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
             job_max_attempts: self.job_max_attempts.max(1),

@@ -48,7 +48,7 @@ pub use memories::InsertOutcome;
 pub use person::{SessionOverview, UserOverview};
 pub use profile::UserSummary;
 pub use revert::LatestChange;
-pub use search::Candidate;
+pub use search::{Candidate, Seeds};
 pub use sessions::{
     Append, Appended, NewSummary, NewTurn, SessionInfo, SessionState, SessionSummary, SessionTurn,
     SummaryWork, TrailingTurn,

@@ -92,6 +92,10 @@ pub(crate) struct CandidateRow {
     #[sqlx(flatten)]
     pub memory: MemoryRow,
     pub cosine: f64,
+    /// The seeds this row neighbours and its offset from each (NULL when
+    /// none were asked for).
+    pub seeds: Option<Vec<Uuid>>,
+    pub offsets: Option<Vec<i32>>,
 }
 
 #[derive(sqlx::FromRow)]

@@ -70,6 +70,7 @@ class Memories(_Group):
         weights: Optional[Dict[str, float]] = None,
         half_life_days: Optional[float] = None,
         lexical_weight: Optional[float] = None,
+        signal_weights: Optional[Dict[str, float]] = None,
         query_time: Optional[str] = None,
         reference_time: Optional[str] = None,
         include_superseded: Optional[bool] = None,
@@ -79,7 +80,7 @@ class Memories(_Group):
             query=query, user_id=user_id, agent_id=agent_id, session_id=session_id,
             top_k=top_k, threshold=threshold, filters=filters, mode=mode, weights=weights,
             half_life_days=half_life_days, lexical_weight=lexical_weight,
-            query_time=query_time, reference_time=reference_time,
+            signal_weights=signal_weights, query_time=query_time, reference_time=reference_time,
             include_superseded=include_superseded, include_expired=include_expired,
         )
         return await self._run(Call("POST", "/v1/memories/search", json=b, parse=_model(m.SearchResponse)))

@@ -50,6 +50,9 @@ class Scores(_Model):
     dense: Optional[float] = None
     lexical: Optional[float] = None
     time: Optional[float] = None
+    neighbours: Optional[float] = None
+    session: Optional[float] = None
+    names: Optional[float] = None
     recency: float
     importance: float
 

@@ -120,6 +120,8 @@ pub struct SearchRequest {
     pub mode: Option<engram_core::SearchMode>,
     /// Hybrid only: the lexical share of relevance, 0..=1.
     pub lexical_weight: Option<f64>,
+    /// Hybrid only: how much the evidence around a match adds.
+    pub signal_weights: Option<engram_core::SignalWeights>,
     /// What a period named in the query does: prefer (default) | filter | off.
     pub query_time: Option<QueryTimeUse>,
     /// "Now" for relative periods in the query ("last week"); default now.

@@ -100,6 +100,7 @@ pub async fn search_user_memories(
             top_k as usize,
             &[],
             None,
+            engram_store::Seeds::default(),
         )
         .await?;
     let scored = candidates

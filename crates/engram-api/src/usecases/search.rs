@@ -7,8 +7,10 @@ use engram_core::querytime::{self, QueryTime};
 use engram_core::time::Timestamp;
 use engram_core::validate;
 use engram_core::{
-    fuse, rank, Memory, MemoryFilter, RankParams, ScoredMemory, SearchMode, Signals,
+    fuse, query_names, rank, with_evidence, Memory, MemoryFilter, RankParams, ScoredMemory,
+    SearchMode, SignalWeights, Signals, Surroundings,
 };
+use engram_store::{Candidate, Seeds};
 
 use crate::dto::{QueryTimeUse, SearchRequest};
 use crate::error::ApiError;
@@ -44,12 +46,21 @@ pub(crate) async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, 
     Ok(vectors.remove(0))
 }
 
+/// Each weight 0..=1, or an error naming the first that is not.
+fn shares(weights: [(&str, f32); 3]) -> Result<(), ApiError> {
+    for (field, v) in weights {
+        validate::in_range(field, v as f64, 0.0, 1.0)?;
+    }
+    Ok(())
+}
+
 /// A validated search.
 pub(crate) struct SearchPlan {
     pub query: String,
     pub filter: MemoryFilter,
     pub mode: SearchMode,
     pub lexical_weight: f32,
+    pub signal_weights: SignalWeights,
     pub time_use: QueryTimeUse,
     pub reference_time: Option<DateTime<Utc>>,
     pub params: RankParams,
@@ -80,13 +91,11 @@ impl SearchPlan {
         };
         let weights = match req.weights {
             Some(w) => {
-                for (field, v) in [
+                shares([
                     ("weights.relevance", w.relevance),
                     ("weights.recency", w.recency),
                     ("weights.importance", w.importance),
-                ] {
-                    validate::in_range(field, v as f64, 0.0, 1.0)?;
-                }
+                ])?;
                 if w.relevance + w.recency + w.importance <= 0.0 {
                     return Err(ApiError::validation(
                         "weights",
@@ -110,11 +119,23 @@ impl SearchPlan {
             Some(w) => validate::in_range("lexical_weight", w, 0.0, 1.0)? as f32,
             None => state.config.lexical_weight,
         };
+        let signal_weights = match req.signal_weights {
+            Some(w) => {
+                shares([
+                    ("signal_weights.neighbours", w.neighbours),
+                    ("signal_weights.session", w.session),
+                    ("signal_weights.names", w.names),
+                ])?;
+                w
+            }
+            None => state.config.signal_weights,
+        };
         Ok(SearchPlan {
             query,
             filter,
             mode: req.mode.unwrap_or_default(),
             lexical_weight,
+            signal_weights,
             time_use: req.query_time.unwrap_or_default(),
             reference_time: req.reference_time.map(Timestamp::get),
             params: RankParams {
@@ -134,6 +155,7 @@ impl SearchPlan {
             filter,
             mode: SearchMode::default(),
             lexical_weight: state.config.lexical_weight,
+            signal_weights: state.config.signal_weights,
             time_use: QueryTimeUse::default(),
             reference_time: None,
             params: RankParams {
@@ -161,6 +183,7 @@ pub(crate) async fn run_search(
         mut filter,
         mode,
         lexical_weight,
+        signal_weights,
         time_use,
         reference_time,
         params,
@@ -188,17 +211,20 @@ pub(crate) async fn run_search(
         window,
     )
     .await?;
-    let signals: Vec<Signals> = candidates.iter().map(|(_, s)| *s).collect();
+    let signals: Vec<Signals> = candidates.iter().map(|(_, s, _)| *s).collect();
     let mut relevance = fuse(&signals, mode, lexical_weight);
     if let (Some(t), QueryTimeUse::Prefer) = (&query_time, time_use) {
-        for (r, (m, _)) in relevance.iter_mut().zip(&candidates) {
+        for (r, (m, _, _)) in relevance.iter_mut().zip(&candidates) {
             *r = r.with_time(t.closeness(m.created_at), state.config.time_weight);
         }
+    }
+    if mode == SearchMode::Hybrid {
+        relevance = evidence(&candidates, &relevance, &query, signal_weights);
     }
     let ranked = rank(
         candidates
             .into_iter()
-            .map(|(m, _)| m)
+            .map(|(m, _, _)| m)
             .zip(relevance)
             .collect(),
         &params,
@@ -209,6 +235,37 @@ pub(crate) async fn run_search(
             .record(tenant, ranked.iter().map(|r| r.memory.id).collect());
     }
     Ok((ranked, query_time))
+}
+
+/// A candidate with its signals and the seeds it neighbours (seed, offset).
+type Found = (Memory, Signals, Vec<(uuid::Uuid, i32)>);
+
+/// The fused relevance with the evidence around each candidate mixed in
+/// (engram_core::evidence): neighbours as the store linked them, sessions,
+/// the query's names.
+fn evidence(
+    candidates: &[Found],
+    fused: &[engram_core::Relevance],
+    query: &str,
+    weights: SignalWeights,
+) -> Vec<engram_core::Relevance> {
+    let index: std::collections::HashMap<uuid::Uuid, usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, (m, _, _))| (m.id, i))
+        .collect();
+    let around: Vec<Surroundings<'_>> = candidates
+        .iter()
+        .map(|(m, _, links)| Surroundings {
+            content: &m.content,
+            session: m.scope.session_id.as_deref(),
+            neighbour_of: links
+                .iter()
+                .filter_map(|(seed, offset)| Some((*index.get(seed)?, *offset)))
+                .collect(),
+        })
+        .collect();
+    with_evidence(fused, &around, &query_names(query), weights)
 }
 
 /// `query_time: filter`: only the named period, within any explicit
@@ -235,7 +292,7 @@ async fn candidates(
     mode: SearchMode,
     pool: usize,
     window: Option<(DateTime<Utc>, DateTime<Utc>)>,
-) -> Result<Vec<(Memory, Signals)>, ApiError> {
+) -> Result<Vec<Found>, ApiError> {
     let store = &state.store;
     let lexical = async {
         match mode {
@@ -268,13 +325,26 @@ async fn candidates(
         }
     };
     let dense_pool = if mode == SearchMode::Lexical { 0 } else { pool };
+    // Hybrid: the neighbours of the best few of each ranker come along.
+    let seeds_of = |lexical: &[(uuid::Uuid, f32)]| -> Vec<uuid::Uuid> {
+        if mode != SearchMode::Hybrid {
+            return Vec::new();
+        }
+        lexical.iter().take(SEEDS).map(|(id, _)| *id).collect()
+    };
+    let nearest_seeds = if mode == SearchMode::Hybrid { SEEDS } else { 0 };
     let (found, lexical) = match lexical_done {
         // The usual case: BM25 was ready before the vector, so one statement
         // fetches the nearest together with its picks.
         Some(lexical) => {
             let ids: Vec<uuid::Uuid> = lexical.iter().map(|(id, _)| *id).collect();
+            let seed_ids = seeds_of(&lexical);
+            let seeds = Seeds {
+                nearest: nearest_seeds,
+                ids: &seed_ids,
+            };
             let found = store
-                .dense_candidates(tenant, filter, &vector, dense_pool, &ids, window)
+                .dense_candidates(tenant, filter, &vector, dense_pool, &ids, window, seeds)
                 .await?;
             (found, lexical)
         }
@@ -282,8 +352,12 @@ async fn candidates(
         // find the nearest beside it, then fetch the picks not among them.
         None => {
             let nearest = async {
+                let seeds = Seeds {
+                    nearest: nearest_seeds,
+                    ids: &[],
+                };
                 store
-                    .dense_candidates(tenant, filter, &vector, dense_pool, &[], window)
+                    .dense_candidates(tenant, filter, &vector, dense_pool, &[], window, seeds)
                     .await
                     .map_err(ApiError::from)
             };
@@ -293,12 +367,16 @@ async fn candidates(
                 .map(|(id, _)| *id)
                 .filter(|id| !found.iter().any(|c| c.memory.id == *id))
                 .collect();
-            if !missing.is_empty() {
-                found.extend(
-                    store
-                        .dense_candidates(tenant, filter, &vector, 0, &missing, None)
-                        .await?,
-                );
+            let seed_ids = seeds_of(&lexical);
+            if !missing.is_empty() || !seed_ids.is_empty() {
+                let seeds = Seeds {
+                    nearest: 0,
+                    ids: &seed_ids,
+                };
+                let more = store
+                    .dense_candidates(tenant, filter, &vector, 0, &missing, None, seeds)
+                    .await?;
+                merge(&mut found, more);
             }
             (found, lexical)
         }
@@ -314,7 +392,22 @@ async fn candidates(
                     cosine: c.cosine,
                     bm25,
                 },
+                c.neighbour_of,
             )
         })
         .collect())
+}
+
+/// The seeds per ranker whose neighbours hybrid search fetches: the
+/// answer sits next to one of the best few matches, rarely farther down.
+const SEEDS: usize = 10;
+
+/// Adds `more` to `found`: a memory already there gains the links.
+fn merge(found: &mut Vec<Candidate>, more: Vec<Candidate>) {
+    for c in more {
+        match found.iter_mut().find(|f| f.memory.id == c.memory.id) {
+            Some(f) => f.neighbour_of.extend(c.neighbour_of),
+            None => found.push(c),
+        }
+    }
 }

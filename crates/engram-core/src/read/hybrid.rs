@@ -91,6 +91,7 @@ pub fn fuse(signals: &[Signals], mode: SearchMode, lexical_weight: f32) -> Vec<R
                 dense: s.cosine,
                 lexical: (mode != SearchMode::Dense).then_some(lexical),
                 time: None,
+                evidence: None,
             }
         })
         .collect()

@@ -39,6 +39,14 @@ pub struct ScoreBreakdown {
     /// How close the memory's date is to the period the query names (1
     /// inside it, fading to 0 one period away); `None` when it names none.
     pub time: Option<f32>,
+    /// Hybrid only, the evidence around the memory that relevance includes
+    /// (crate::evidence), each 0..=1; `None` in dense and lexical modes:
+    /// the best match among the memories stored just before and after it,
+    pub neighbours: Option<f32>,
+    /// the best match in its session,
+    pub session: Option<f32>,
+    /// and the share of the query's names it mentions.
+    pub names: Option<f32>,
     /// exp(-λ·age_days), λ = ln 2 / half-life.
     pub recency: f32,
     pub importance: f32,
@@ -60,6 +68,9 @@ pub fn blend(
         dense: relevance.dense,
         lexical: relevance.lexical,
         time: relevance.time,
+        neighbours: relevance.evidence.map(|e| e.neighbours),
+        session: relevance.evidence.map(|e| e.session),
+        names: relevance.evidence.map(|e| e.names),
         recency,
         importance,
     };
@@ -76,6 +87,7 @@ pub struct Relevance {
     pub dense: f32,
     pub lexical: Option<f32>,
     pub time: Option<f32>,
+    pub evidence: Option<crate::evidence::Evidence>,
 }
 
 impl Relevance {
@@ -104,6 +116,7 @@ impl Relevance {
             dense: cosine,
             lexical: None,
             time: None,
+            evidence: None,
         }
     }
 }

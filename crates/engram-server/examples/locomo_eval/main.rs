@@ -8,8 +8,9 @@
 //! lexical weight). A scratch database beside
 //! ENGRAM_TEST_DATABASE_URL's is served on a loopback port with the local
 //! MiniLM embedder. Each conversation becomes one user; each turn one memory
-//! "<speaker>: <text>" added with `infer: false`, metadata `{"dia_id"}` and
-//! `created_at` from its session's date. Every question of categories 1-4 is
+//! "<speaker>: <text>" added with `infer: false`, its session as
+//! `session_id`, metadata `{"dia_id"}` and `created_at` from its session's
+//! date. Every question of categories 1-4 is
 //! asked within its conversation's user (top_k 10) in each mode, the modes
 //! alternating question by question so machine noise hits them alike.
 //! Reported: recall@1/5/10 and hit@10 of the evidence turns per category and
@@ -17,7 +18,7 @@
 //! embedding, SQL, ranking).
 //!
 //! Also, leaving one conversation out: every figure per conversation and
-//! the mean of the folds; with EVAL_CV=a,b,c the cross-validated choice
+//! the mean of the folds; with EVAL_CV=a,b,c (or a;b;c) the cross-validated choice
 //! among those modes (chosen on four conversations, scored on the fifth);
 //! the mode `fts` is Postgres `ts_rank` over the same turns (a baseline);
 //! and context recall at EVAL_BUDGETS (default 250,500,1000) tokens for the
@@ -101,16 +102,35 @@ struct Question {
 }
 
 /// `hybrid:0.3` asks hybrid with lexical_weight 0.3, `hybrid/off` with
-/// `query_time: off` (for tuning). The reference time of every question is
+/// `query_time: off`, `hybrid~0.6,0.3,0.2` with those signal weights (for
+/// tuning). The reference time of every question is
 /// the conversation's last session: questions are asked after it.
 fn search_body(q: &Question, mode: &str) -> Value {
-    let mut body = json!({"user_id": q.user, "query": q.text, "top_k": 10,
+    // EVAL_TOP_K (default 10) asks for more, to study what lies below.
+    let top_k: u64 = std::env::var("EVAL_TOP_K")
+        .ok()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(10);
+    let mut body = json!({"user_id": q.user, "query": q.text, "top_k": top_k,
                           "reference_time": q.asked_at});
     set_mode(&mut body, mode);
     body
 }
 
 fn set_mode(body: &mut Value, mode: &str) {
+    // `hybrid~0.6,0.3,0.2`: the signal weights (neighbours, session, names);
+    // `hybrid~0,0,0` is hybrid before them (the old default).
+    let mode = match mode.split_once('~') {
+        Some((m, w)) => {
+            let w: Vec<f64> = w.split(',').filter_map(|x| x.parse().ok()).collect();
+            if let [neighbours, session, names] = w[..] {
+                body["signal_weights"] =
+                    json!({"neighbours": neighbours, "session": session, "names": names});
+            }
+            m
+        }
+        None => mode,
+    };
     let mode = match mode.split_once('/') {
         Some((m, time)) => {
             body["query_time"] = json!(time);
@@ -164,12 +184,19 @@ async fn search<'a>(
             .as_array()
             .into_iter()
             .flatten()
-            .map(|h| json!([h["metadata"]["dia_id"], h["memory"], h["scores"]]))
+            .map(|h| {
+                json!([
+                    h["metadata"]["dia_id"],
+                    h["memory"],
+                    h["scores"],
+                    h["score"]
+                ])
+            })
             .collect();
         writeln!(
             out,
             "{}",
-            json!({"mode": mode, "question": q.text, "category": q.category,
+            json!({"mode": mode, "user": q.user, "question": q.text, "category": q.category,
                    "evidence": q.evidence, "top": top})
         )?;
     }
@@ -261,11 +288,13 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
                 if let Some(id) = turn["dia_id"].as_str() {
                     turn_texts.insert((user.clone(), id.to_owned()), content.clone());
                 }
+                // Each LoCoMo session is one session, as a chat app sends it.
                 let r = client
                     .post(format!("{base}/v1/memories"))
                     .bearer_auth(KEY)
                     .json(
-                        &json!({"user_id": user, "infer": false, "messages": [message],
+                        &json!({"user_id": user, "session_id": format!("session_{n}"),
+                                  "infer": false, "messages": [message],
                                   "metadata": {"dia_id": turn["dia_id"]}}),
                     )
                     .send()
@@ -362,7 +391,11 @@ async fn run(url: &str, model_dir: &str, data: &[Value], modes: &[String]) -> an
         let candidates: Vec<&str> = modes
             .iter()
             .map(String::as_str)
-            .filter(|m| list.split(',').any(|c| c.trim() == *m))
+            // `;` separates when the modes hold commas (`hybrid~0.6,0.3,0.2`).
+            .filter(|m| {
+                let sep = if list.contains(';') { ';' } else { ',' };
+                list.split(sep).any(|c| c.trim() == *m)
+            })
             .collect();
         let (chosen, held_out) = folds::cross_validate(&by_fold, &candidates);
         println!("\nCross-validated choice among {candidates:?} (best training R@10, then R@1):");

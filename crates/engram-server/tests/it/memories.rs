@@ -747,3 +747,115 @@ async fn search_reads_periods_and_names_in_the_query(pool: PgPool) {
             .assert_problem(422, Some(field));
     }
 }
+
+/// Hybrid search lifts the turn that answers a matching question (its
+/// neighbour) and names its evidence; another user's memory stored in
+/// between is no one's neighbour; dense mode has no evidence; the weights
+/// are validated by field.
+#[sqlx::test(migrations = false)]
+async fn hybrid_search_lifts_the_answer_after_a_matching_question(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let add = |user: &'static str, session: &'static str, text: &'static str| {
+        let app = &app;
+        async move {
+            let r = app
+                .post(
+                    "/v1/memories",
+                    serde_json::json!({"text": text, "user_id": user, "session_id": session, "infer": false}),
+                )
+                .await;
+            assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
+            r.body["results"][0]["id"].as_str().unwrap().to_owned()
+        }
+    };
+    for text in [
+        "John: I shared a pasta recipe blog post with my colleagues.",
+        "John: My colleagues share lunch recipes on the office chat.",
+        "Tim: I posted my grandmother's soup recipe online last year.",
+    ] {
+        add("tim", "work", text).await;
+    }
+    add(
+        "tim",
+        "dinner",
+        "John: I make honey garlic chicken with roasted vegetables a lot.",
+    )
+    .await;
+    let question = add(
+        "tim",
+        "dinner",
+        "Tim: That sounds delicious! Can I get the recipe for the honey garlic chicken?",
+    )
+    .await;
+    add("eve", "dinner", "Eve: Nothing to do with anyone here.").await;
+    let answer = add(
+        "tim",
+        "dinner",
+        "John: Sure thing! I can write it down and mail it to you.",
+    )
+    .await;
+    add("tim", "dinner", "Tim: Thanks, I will try it this weekend.").await;
+
+    let query = "How will John share the honey garlic chicken recipe with Tim?";
+    let rank_of = |hits: &[serde_json::Value], id: &str| hits.iter().position(|h| h["id"] == id);
+    let with = app
+        .search(serde_json::json!({"user_id": "tim", "query": query, "top_k": 10}))
+        .await;
+    let without = app
+        .search(
+            serde_json::json!({"user_id": "tim", "query": query, "top_k": 10,
+                                   "signal_weights": {"neighbours": 0, "session": 0, "names": 0}}),
+        )
+        .await;
+    let (r_with, r_without) = (rank_of(&with, &answer), rank_of(&without, &answer));
+    assert!(
+        r_with.is_some() && r_with < r_without.or(Some(usize::MAX)),
+        "the answer ranks {r_with:?} with the evidence, {r_without:?} without"
+    );
+    assert!(
+        rank_of(&with, &question) < r_with,
+        "the question itself still ranks above"
+    );
+    let hit = &with[r_with.unwrap()]["scores"];
+    assert!(hit["neighbours"].as_f64().unwrap() > 0.3, "{hit}");
+    assert!(hit["session"].as_f64().unwrap() > 0.3, "{hit}");
+    assert_eq!(hit["names"], 0.5, "of John and Tim it mentions John: {hit}");
+    assert!(with.iter().all(|h| h["user_id"] == "tim"), "{with:?}");
+    // Zero weights: the signals are still shown (they count for nothing).
+    let off = &without[0]["scores"];
+    assert!(
+        ["neighbours", "session", "names"]
+            .iter()
+            .all(|k| off[k].is_number()),
+        "{off}"
+    );
+    let dense = app
+        .search(serde_json::json!({"user_id": "tim", "query": query, "mode": "dense"}))
+        .await;
+    assert!(dense[0]["scores"]["neighbours"].is_null() && dense[0]["scores"]["names"].is_null());
+
+    for (weights, field) in [
+        (
+            serde_json::json!({"neighbours": 0.5, "session": 2, "names": 0}),
+            "signal_weights.session",
+        ),
+        (
+            serde_json::json!({"neighbours": -1, "session": 0, "names": 0}),
+            "signal_weights.neighbours",
+        ),
+    ] {
+        app.post(
+            "/v1/memories/search",
+            serde_json::json!({"user_id": "tim", "query": query, "signal_weights": weights}),
+        )
+        .await
+        .assert_problem(422, Some(field));
+    }
+    let r = app
+        .post(
+            "/v1/memories/search",
+            serde_json::json!({"user_id": "tim", "query": query, "signal_weights": {"neighbours": 1, "session": 0, "names": 0, "speakers": 1}}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+}

@@ -1106,7 +1106,7 @@ fn the_schemas_reject_undocumented_and_missing_fields() {
     );
     let mut hit = memory.clone();
     hit["score"] = json!(0.5);
-    hit["scores"] = json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "time": null, "recency": 1.0, "importance": 0.5});
+    hit["scores"] = json!({"relevance": 0.5, "dense": 0.5, "lexical": null, "time": null, "neighbours": null, "session": null, "names": null, "recency": 1.0, "importance": 0.5});
     assert!(validator("SearchHit").is_valid(&hit));
 }
 

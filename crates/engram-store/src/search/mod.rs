@@ -4,4 +4,4 @@
 mod dense;
 mod lexical;
 
-pub use dense::Candidate;
+pub use dense::{Candidate, Seeds};
