@@ -209,6 +209,7 @@ pub(crate) async fn run_search(
         mode,
         candidate_pool(params.top_k),
         window,
+        mode == SearchMode::Hybrid && signal_weights.neighbours > 0.0,
     )
     .await?;
     let signals: Vec<Signals> = candidates.iter().map(|(_, s, _)| *s).collect();
@@ -284,6 +285,7 @@ fn restrict_to(filter: &mut MemoryFilter, t: &QueryTime) {
 /// takes longer than the embedding (a scope of many thousands, or a cached
 /// vector), the nearest are found at the same time instead, on the other
 /// core, and the picks not among them fetched after.
+#[allow(clippy::too_many_arguments)] // each is one fact of the search plan
 async fn candidates(
     state: &AppState,
     tenant: uuid::Uuid,
@@ -292,6 +294,7 @@ async fn candidates(
     mode: SearchMode,
     pool: usize,
     window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    neighbours: bool,
 ) -> Result<Vec<Found>, ApiError> {
     let store = &state.store;
     let lexical = async {
@@ -325,14 +328,15 @@ async fn candidates(
         }
     };
     let dense_pool = if mode == SearchMode::Lexical { 0 } else { pool };
-    // Hybrid: the neighbours of the best few of each ranker come along.
+    // Hybrid: the neighbours of the best few of each ranker come along
+    // (unless their weight is 0).
     let seeds_of = |lexical: &[(uuid::Uuid, f32)]| -> Vec<uuid::Uuid> {
-        if mode != SearchMode::Hybrid {
+        if !neighbours {
             return Vec::new();
         }
         lexical.iter().take(SEEDS).map(|(id, _)| *id).collect()
     };
-    let nearest_seeds = if mode == SearchMode::Hybrid { SEEDS } else { 0 };
+    let nearest_seeds = if neighbours { SEEDS } else { 0 };
     let (found, lexical) = match lexical_done {
         // The usual case: BM25 was ready before the vector, so one statement
         // fetches the nearest together with its picks.
@@ -351,13 +355,18 @@ async fn candidates(
         // BM25 is still reading a large scope (or the vector was cached):
         // find the nearest beside it, then fetch the picks not among them.
         None => {
+            // The plain scan (no seeds): the neighbours come with the picks.
             let nearest = async {
-                let seeds = Seeds {
-                    nearest: nearest_seeds,
-                    ids: &[],
-                };
                 store
-                    .dense_candidates(tenant, filter, &vector, dense_pool, &[], window, seeds)
+                    .dense_candidates(
+                        tenant,
+                        filter,
+                        &vector,
+                        dense_pool,
+                        &[],
+                        window,
+                        Seeds::default(),
+                    )
                     .await
                     .map_err(ApiError::from)
             };
@@ -367,7 +376,9 @@ async fn candidates(
                 .map(|(id, _)| *id)
                 .filter(|id| !found.iter().any(|c| c.memory.id == *id))
                 .collect();
-            let seed_ids = seeds_of(&lexical);
+            // `found` is nearest first.
+            let mut seed_ids = seeds_of(&lexical);
+            seed_ids.extend(found.iter().take(nearest_seeds).map(|c| c.memory.id));
             if !missing.is_empty() || !seed_ids.is_empty() {
                 let seeds = Seeds {
                     nearest: 0,
