@@ -858,4 +858,37 @@ async fn hybrid_search_lifts_the_answer_after_a_matching_question(pool: PgPool) 
         )
         .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+
+    // Memories at the calendar's ends: the neighbours' hour either side
+    // stays within what Postgres holds, and the search answers.
+    for (at, text) in [
+        (
+            "0001-01-01T00:00:00Z",
+            "Ada: Can I borrow the honey garlic chicken recipe?",
+        ),
+        ("0001-01-01T00:00:00Z", "Bo: Yes, here it is."),
+        (
+            "9999-12-31T23:59:59.999999Z",
+            "Ada: Can I borrow the honey garlic chicken pan?",
+        ),
+        ("9999-12-31T23:59:59.999999Z", "Bo: Yes, take it."),
+    ] {
+        let r = app
+            .post(
+                "/v1/memories",
+                serde_json::json!({"user_id": "edge", "session_id": "s", "infer": false,
+                                   "messages": [{"role": "user", "content": text, "created_at": at}]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
+    }
+    let edge = app
+        .search(serde_json::json!({"user_id": "edge", "query": "Can Ada borrow the honey garlic chicken recipe?"}))
+        .await;
+    assert_eq!(edge.len(), 4, "{edge:?}");
+    assert!(
+        edge.iter()
+            .any(|h| h["scores"]["neighbours"].as_f64() > Some(0.0)),
+        "{edge:?}"
+    );
 }
