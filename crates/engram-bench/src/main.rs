@@ -289,7 +289,7 @@ async fn bench(args: &Args, url: &str, model_dir: &str) -> anyhow::Result<()> {
             };
             let question = format!("{} {i} {label}", QUESTIONS[i % QUESTIONS.len()]);
             let vector = embedder
-                .embed(std::slice::from_ref(&question))
+                .embed_queries(std::slice::from_ref(&question))
                 .await?
                 .remove(0);
             let mut top10 = vec![];

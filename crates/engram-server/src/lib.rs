@@ -17,7 +17,7 @@ use engram_context::{Encoding, ExtractiveSummarizer, Summarizer, TokenCounter};
 use engram_core::consolidate::ConflictReviewer;
 use engram_core::extract::{Extractor, RulesExtractor};
 use engram_core::{Clock, Embedder};
-use engram_embed::{CachedEmbedder, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
+use engram_embed::{CachedEmbedder, E5Small, MiniLm, OpenAiEmbedder, OpenAiEmbedderConfig};
 use engram_store::Store;
 use engram_worker::{HandlerConfig, JobHandlers};
 use sqlx::postgres::PgPoolOptions;
@@ -71,6 +71,12 @@ pub fn embedder(args: &EmbedArgs) -> anyhow::Result<Arc<dyn Embedder>> {
             format!(
                 "could not load the embedding model from {} (ENGRAM_EMBED_MODEL_DIR; `make run` installs it)",
                 args.model_dir.display()
+            )
+        })?),
+        EmbedderKind::E5 => Arc::new(E5Small::load(&args.e5_model).with_context(|| {
+            format!(
+                "could not load the e5 model from {} (ENGRAM_E5_MODEL; `make env` installs it)",
+                args.e5_model.display()
             )
         })?),
         EmbedderKind::Openai => Arc::new(OpenAiEmbedder::new(OpenAiEmbedderConfig {
@@ -277,17 +283,19 @@ pub fn unset_blank_settings() {
     }
 }
 
-/// Threads per local embedding call (candle reads `RAYON_NUM_THREADS`):
+/// Threads per local embedding call (candle reads `RAYON_NUM_THREADS`, e5 `OMP_NUM_THREADS`):
 /// `ENGRAM_EMBED_THREADS` when set, else candle's default, every core. One
 /// request at a time, two threads were faster end to end on this 2-core
 /// machine (LoCoMo search p50 10.1-10.7 ms against 11.8-12.0 ms with one;
 /// docs/EVALUATION.md); under many concurrent requests one thread per call
 /// may serve more. Set before any thread starts.
 pub fn set_inference_threads() {
-    if let (None, Some(threads)) = (
-        std::env::var_os("RAYON_NUM_THREADS"),
-        std::env::var_os("ENGRAM_EMBED_THREADS"),
-    ) {
-        std::env::set_var("RAYON_NUM_THREADS", threads);
+    if let Some(threads) = std::env::var_os("ENGRAM_EMBED_THREADS") {
+        // candle's pool (MiniLM) and OpenMP's (e5), unless set directly.
+        for pool in ["RAYON_NUM_THREADS", "OMP_NUM_THREADS"] {
+            if std::env::var_os(pool).is_none() {
+                std::env::set_var(pool, &threads);
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ use crate::extractors::{path_identifier, ApiJson, ApiQuery};
 use crate::spool::Spool;
 use crate::state::{AppState, Caller};
 use crate::usecases::purge::{receipt, run_source_purge};
-use crate::usecases::search::embed_all;
+use crate::usecases::search::embed_query;
 
 // ---- one user's data -----------------------------------------------------------
 
@@ -90,7 +90,7 @@ pub async fn search_user_memories(
         None => Vec::new(),
     };
     let filter = admin_filter(&state, user_id, states);
-    let vector = embed_all(&state, &[query]).await?.remove(0);
+    let vector = embed_query(&state, &query).await?;
     let candidates = state
         .store
         .dense_candidates(

@@ -27,8 +27,28 @@ pub(crate) async fn embed_all(
     state: &AppState,
     texts: &[String],
 ) -> Result<Vec<Vec<f32>>, ApiError> {
+    timed(texts, state.embedder.embed(texts)).await
+}
+
+/// The vector of what is stored (a memory's content).
+pub(crate) async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
+    let mut vectors = embed_all(state, &[text.to_owned()]).await?;
+    Ok(vectors.remove(0))
+}
+
+/// The vector of a search (E5 embeds a query differently from a passage).
+pub(crate) async fn embed_query(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
+    let texts = [text.to_owned()];
+    let mut vectors = timed(&texts, state.embedder.embed_queries(&texts)).await?;
+    Ok(vectors.remove(0))
+}
+
+async fn timed(
+    texts: &[String],
+    call: impl std::future::Future<Output = Result<Vec<Vec<f32>>, engram_core::EmbedError>>,
+) -> Result<Vec<Vec<f32>>, ApiError> {
     let started = std::time::Instant::now();
-    let vectors = state.embedder.embed(texts).await;
+    let vectors = call.await;
     crate::metrics::add_embedding_time(started.elapsed());
     let vectors = vectors?;
     if vectors.len() != texts.len() {
@@ -39,11 +59,6 @@ pub(crate) async fn embed_all(
         )));
     }
     Ok(vectors)
-}
-
-pub(crate) async fn embed_one(state: &AppState, text: &str) -> Result<Vec<f32>, ApiError> {
-    let mut vectors = embed_all(state, &[text.to_owned()]).await?;
-    Ok(vectors.remove(0))
 }
 
 /// Each weight 0..=1, or an error naming the first that is not.
@@ -318,7 +333,7 @@ async fn candidates(
     let mut lexical = std::pin::pin!(async { lexical.await.map_err(ApiError::from) });
     let mut lexical_done = None;
     let vector = {
-        let mut embed = std::pin::pin!(embed_one(state, text));
+        let mut embed = std::pin::pin!(embed_query(state, text));
         loop {
             tokio::select! {
                 biased;

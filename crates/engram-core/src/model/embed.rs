@@ -21,4 +21,9 @@ pub trait Embedder: Send + Sync {
     fn dimensions(&self) -> usize;
     /// One vector per text, in order. Implementations batch internally.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Vectors for search queries. Models trained with a query prompt and a
+    /// passage prompt (E5) embed the two differently; the rest share `embed`.
+    async fn embed_queries(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts).await
+    }
 }

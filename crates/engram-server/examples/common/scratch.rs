@@ -16,7 +16,7 @@ pub async fn serve_on_loopback(state: engram_api::AppState) -> anyhow::Result<St
 }
 
 /// Serves Engram over `pool` on loopback with the local MiniLM in
-/// `model_dir`, extraction by the built-in rules (no LLM), workers polling
+/// `model_dir` (or e5 when ENGRAM_EMBEDDER=e5), extraction by the built-in rules (no LLM), workers polling
 /// often; the base URL (admin key `key`) and the embedder.
 #[allow(dead_code)] // not every bench extracts
 pub async fn serve_with_rules(
@@ -26,8 +26,15 @@ pub async fn serve_with_rules(
     key: &str,
 ) -> anyhow::Result<(String, std::sync::Arc<dyn engram_core::Embedder>)> {
     use std::sync::Arc;
+    // ENGRAM_EMBEDDER=e5 compares the multilingual model on the same run.
     let embedder: Arc<dyn engram_core::Embedder> =
-        Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?);
+        if std::env::var("ENGRAM_EMBEDDER").is_ok_and(|v| v == "e5") {
+            let path = std::env::var("ENGRAM_E5_MODEL")
+                .unwrap_or_else(|_| ".data/model-e5/e5-small-q4.bin".into());
+            Arc::new(engram_embed::E5Small::load(path.as_ref())?)
+        } else {
+            Arc::new(engram_embed::MiniLm::load(model_dir.as_ref())?)
+        };
     let clock: Arc<dyn engram_core::Clock> = Arc::new(engram_core::SystemClock);
     let store = engram_store::Store::new(pool.clone());
     let (state, _usage) =

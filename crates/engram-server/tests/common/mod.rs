@@ -28,6 +28,18 @@ pub fn embedder() -> Arc<dyn Embedder> {
         .clone()
 }
 
+/// multilingual-e5-small (4-bit), loaded once per test binary.
+pub fn e5() -> Arc<dyn Embedder> {
+    static EMBEDDER: OnceLock<Arc<dyn Embedder>> = OnceLock::new();
+    EMBEDDER
+        .get_or_init(|| {
+            let path = std::env::var("ENGRAM_E5_MODEL")
+                .expect("ENGRAM_E5_MODEL is not set: run the tests with `make test`");
+            Arc::new(engram_embed::E5Small::load(&PathBuf::from(path)).expect("e5 loads"))
+        })
+        .clone()
+}
+
 pub struct TestApp {
     pub addr: SocketAddr,
     pub pool: PgPool,
@@ -50,6 +62,7 @@ pub struct TestAppBuilder {
     extractor: Arc<dyn engram_core::extract::Extractor>,
     summarizer: Option<Arc<dyn engram_context::Summarizer>>,
     reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
+    embedder: Arc<dyn Embedder>,
 }
 
 impl TestApp {
@@ -61,6 +74,7 @@ impl TestApp {
             extractor: Arc::new(engram_core::extract::RulesExtractor),
             summarizer: None,
             reviewer: None,
+            embedder: embedder(),
         }
     }
 }
@@ -80,6 +94,12 @@ impl TestAppBuilder {
 
     pub fn extractor(mut self, extractor: Arc<dyn engram_core::extract::Extractor>) -> Self {
         self.extractor = extractor;
+        self
+    }
+
+    /// Another embedder than MiniLM (wrapped in the server's query cache).
+    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Arc::new(engram_embed::CachedEmbedder::new(embedder, 64));
         self
     }
 
@@ -103,12 +123,17 @@ impl TestAppBuilder {
             .try_init();
         let clock = Arc::new(ManualClock::new(chrono::Utc::now()));
         let store = Store::new(self.pool.clone());
-        let (state, _usage) =
-            engram_server::prepare(store.clone(), embedder(), self.config, KEY, clock.clone())
-                .await
-                .expect("state prepares");
+        let (state, _usage) = engram_server::prepare(
+            store.clone(),
+            self.embedder.clone(),
+            self.config,
+            KEY,
+            clock.clone(),
+        )
+        .await
+        .expect("state prepares");
         let mut handlers =
-            engram_server::job_handlers(store, embedder(), self.extractor, clock.clone());
+            engram_server::job_handlers(store, self.embedder, self.extractor, clock.clone());
         if let Some(s) = self.summarizer {
             handlers.summarizer = s;
         }

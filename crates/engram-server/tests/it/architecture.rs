@@ -18,7 +18,8 @@ use serde_json::Value;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("engram-core", &[]),
     ("engram-context", &["engram-core"]),
-    ("engram-embed", &["engram-core"]),
+    ("engram-e5", &[]),
+    ("engram-embed", &["engram-core", "engram-e5"]),
     ("engram-llm", &["engram-core"]),
     ("engram-store", &["engram-core"]),
     ("engram-mcp", &["engram-core"]),
@@ -232,8 +233,8 @@ fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn the_folders_keep_their_rules() {
+/// The crates' folder and every `.rs` file under their `src/`.
+fn workspace_sources() -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
     let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for krate in std::fs::read_dir(&crates).unwrap() {
@@ -242,6 +243,12 @@ fn the_folders_keep_their_rules() {
             rust_files(&src, &mut files);
         }
     }
+    (crates, files)
+}
+
+#[test]
+fn the_folders_keep_their_rules() {
+    let (crates, files) = workspace_sources();
     assert!(files.len() > 100, "the sources are read: {}", files.len());
     let mut bad = Vec::new();
     for file in &files {
@@ -295,4 +302,27 @@ fn a_broken_folder_rule_is_caught() {
     assert!(
         folder_violations("engram-api/src/routes/mod.rs", "use crate::routes::add;").is_empty()
     );
+}
+
+/// The workspace forbids unsafe code except at the one C boundary, the
+/// vendored e5 engine's wrapper (its manifest denies it but for that file).
+#[test]
+fn unsafe_code_stays_at_the_c_boundary() {
+    let (crates, files) = workspace_sources();
+    let with_unsafe: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains("unsafe "))
+        })
+        .map(|f| {
+            f.strip_prefix(&crates)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(with_unsafe, vec!["engram-e5/src/lib.rs".to_owned()]);
 }

@@ -21,6 +21,7 @@ mod configuration;
 mod console;
 mod consolidation;
 mod deploy;
+mod embedders;
 mod extraction;
 mod extraction_llm;
 mod faults;
