@@ -17,7 +17,8 @@
 //!   before either model ran on it): German, Spanish and French memories
 //!   and questions, each language's memories beside 12 English ones (a user
 //!   who speaks both), questions in the memory's language and in English;
-//!   recall@1 and @3 of the one memory that answers, by dense ranking alone.
+//!   recall@1 and @3 of the one memory that answers, by dense ranking alone
+//!   (EMBED_SHOW_MISSES=1 prints what came first instead).
 
 use std::time::Instant;
 
@@ -144,6 +145,14 @@ async fn multilingual(model: &dyn Embedder, data: &Value) -> anyhow::Result<Vec<
             .iter()
             .position(|(i, _)| *i == answer)
             .unwrap_or(usize::MAX);
+        if rank > 0 && std::env::var_os("EMBED_SHOW_MISSES").is_some() {
+            println!(
+                "miss [{group}] {:?}: first {:?}, answer at rank {}",
+                q["text"].as_str().unwrap_or_default(),
+                memories[pool[0].0].1,
+                rank + 1
+            );
+        }
         let check = match checks.iter_mut().find(|c| c.group == group) {
             Some(c) => c,
             None => {
