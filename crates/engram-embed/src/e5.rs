@@ -142,10 +142,15 @@ fn infer(engine: &Engine, shared: &Shared) {
                 queue = shared.ready.wait(queue).unwrap_or_else(|p| p.into_inner());
             }
         };
+        // A caller that has gone (a search past its deadline, an add whose
+        // client hung up) leaves its queued chunks: no inference for them.
+        if job.reply.is_closed() {
+            continue;
+        }
         let result = engine
             .embed(&job.texts, job.query)
             .map_err(EmbedError::Model);
-        // The caller may have gone (a cancelled search): nothing to tell.
+        // It may have gone while this ran: nothing to tell then.
         let _ = job.reply.send(result);
     }
 }
