@@ -396,6 +396,68 @@ pub fn contents(results: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Every key and string of a JSON answer except ids and timestamps, for
+/// asserting that a secret is absent: a short numeric secret ("8642") turns
+/// up by chance in a UUID or in a timestamp's microseconds.
+pub fn prose(v: &Value) -> String {
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::String(s) => {
+                out.push_str(&without_uuids(s));
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(map) => {
+                for (k, v) in map {
+                    out.push_str(k);
+                    out.push('\n');
+                    let machine_made = k == "id"
+                        || k.ends_with("_id")
+                        || k.ends_with("_at")
+                        || k.ends_with("cursor");
+                    if !machine_made {
+                        walk(v, out);
+                    }
+                }
+            }
+            other => {
+                out.push_str(&other.to_string());
+                out.push('\n');
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(v, &mut out);
+    out
+}
+
+/// `text` with every UUID replaced by `<id>` (ids inside reasons, metadata
+/// and job payloads), for the same reason as [`prose`].
+pub fn without_uuids(text: &str) -> String {
+    const SHAPE: &[u8] = b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    let is_uuid = |w: &[u8]| {
+        w.iter().zip(SHAPE).all(|(c, s)| match s {
+            b'-' => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+    };
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied) = (0, 0);
+    while i + SHAPE.len() <= bytes.len() {
+        if is_uuid(&bytes[i..i + SHAPE.len()]) {
+            out.push_str(&text[copied..i]);
+            out.push_str("<id>");
+            i += SHAPE.len();
+            copied = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
 /// The `event` of every item in `results`.
 pub fn events(body: &Value) -> Vec<String> {
     body["results"]

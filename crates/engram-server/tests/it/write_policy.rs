@@ -25,7 +25,7 @@ async fn stored_text(app: &TestApp) -> String {
             .unwrap_or_else(|e| panic!("{table}: {e}"));
         assert!(!rows.is_empty() || table == "session_summaries", "{table} is empty");
         for r in rows {
-            all.push_str(&r);
+            all.push_str(&crate::common::without_uuids(&r));
             all.push('\n');
         }
     }
@@ -108,6 +108,7 @@ async fn inferred_facts_with_secrets_are_refused_and_results_keep_no_text(pool: 
     ] {
         let job = app.infer("nina", text).await;
         let s = job.to_string();
+        let words = crate::common::prose(&job);
         // The job says a secret was there, and what kind, never what it was.
         assert!(
             job["results"]
@@ -119,10 +120,10 @@ async fn inferred_facts_with_secrets_are_refused_and_results_keep_no_text(pool: 
             "{s}"
         );
         for secret in ["Qz7WifiFact21", "8642", "Qz7Hunter2probe"] {
-            assert!(!s.contains(secret), "{secret} in {s}");
+            assert!(!words.contains(secret), "{secret} in {s}");
         }
     }
-    let memories = app.get("/v1/memories?user_id=nina").await.body.to_string();
+    let memories = crate::common::prose(&app.get("/v1/memories?user_id=nina").await.body);
     for secret in ["Qz7WifiFact21", "8642", "Qz7Hunter2probe"] {
         assert!(!memories.contains(secret), "{secret} in {memories}");
     }
@@ -525,7 +526,7 @@ async fn the_reviews_secrets_are_stored_on_no_path(pool: PgPool) {
         }
     }
     let turns = app.get("/v1/sessions/split/messages").await.body;
-    assert!(!turns.to_string().contains("4111"), "{turns}");
+    assert!(!crate::common::prose(&turns).contains("4111"), "{turns}");
     assert!(leaks.is_empty(), "{leaks:#?}");
 }
 
@@ -623,4 +624,19 @@ async fn the_reviews_steering_and_false_facts_store_nothing(pool: PgPool) {
             "a raw copy of an instruction: {raw:?}"
         );
     }
+}
+
+/// The secret checks above read answers through `prose`: words stay, ids
+/// and timestamps (whose digits could spell "8642" by chance) go.
+#[test]
+fn prose_keeps_the_words_and_drops_ids_and_times() {
+    let answer = json!({
+        "job_id": "01a23f40-8642-7569-8e4f-f4fd820028a8",
+        "created_at": "2026-12-04T04:12:03.008642Z",
+        "results": [{"memory_id": null, "reason": "merged into 01a23f40-8642-7569-8e4f-f4fd820028a8", "new_content": "pin 8642"}],
+    });
+    let words = crate::common::prose(&answer);
+    assert!(words.contains("pin 8642"), "{words}");
+    assert_eq!(words.matches("8642").count(), 1, "{words}");
+    assert!(words.contains("merged into <id>"), "{words}");
 }
