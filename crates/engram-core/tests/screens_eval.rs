@@ -137,12 +137,10 @@ fn steering_is_refused_and_style_and_facts_kept() {
     assert!(kh * 100 >= kt * 95, "kept {}", pct(kh, kt));
 }
 
-/// What the rules extractor stores from one user message, after the
-/// pipeline's screens: the values of the assertions that pass.
-fn stored_values(text: &str) -> Vec<String> {
-    use engram_core::extract::{ExtractionRequest, FactAction, InputMessage, Role, RulesExtractor};
-    use engram_core::policy::{check_candidate, screen_messages};
-    let request = ExtractionRequest {
+/// One user message, as an extraction job reads it.
+fn user_request(text: &str) -> engram_core::extract::ExtractionRequest {
+    use engram_core::extract::{ExtractionRequest, InputMessage, Role};
+    ExtractionRequest {
         messages: vec![InputMessage {
             role: Role::User,
             content: text.to_owned(),
@@ -154,7 +152,15 @@ fn stored_values(text: &str) -> Vec<String> {
         },
         allow_sensitive: false,
         trusted: false,
-    };
+    }
+}
+
+/// What the rules extractor stores from one user message, after the
+/// pipeline's screens: the values of the assertions that pass.
+fn stored_values(text: &str) -> Vec<String> {
+    use engram_core::extract::{FactAction, RulesExtractor};
+    use engram_core::policy::{check_candidate, screen_messages};
+    let request = user_request(text);
     let screened = screen_messages(&request);
     let mut out = Vec::new();
     for (_, m) in &screened.eligible {
@@ -332,4 +338,89 @@ fn the_blind_report_part() {
     // does worse on it fails; steering (12/16) is below the target
     // and says how far the screens generalise (docs/EXTRACTION.md).
     assert!(secrets >= 24 && flagged == 0 && steering >= 12 && statements >= 13 && forget >= 10);
+}
+
+/// What of a user message the pipeline keeps verbatim when no LLM is
+/// configured (the rules read English only): secrets redacted as the
+/// request is read, the message screens, then the unread-message decision.
+/// `None` when nothing is kept; the detected language's name beside it.
+fn kept_verbatim(text: &str) -> (Option<String>, Option<&'static str>) {
+    use engram_core::policy::{screen_messages, unread_message, Unread};
+    let request = user_request(&redact_secrets(text));
+    let screened = screen_messages(&request);
+    let Some((_, m)) = screened.eligible.first() else {
+        return (None, None);
+    };
+    match unread_message(&m.content, false) {
+        Some(Unread::Keep { text, language, .. }) => (Some(text), Some(language.name)),
+        Some(Unread::Skip { language, .. }) => (None, Some(language.name)),
+        None => (None, None),
+    }
+}
+
+/// Messages in seven other languages (tests/screens/multilingual.rs): a
+/// fact is kept verbatim, and the secret, order, sensitive detail or
+/// question beside it is not; English is left to the rules.
+#[test]
+fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
+    use screens::multilingual::{cases, Target};
+    let mut caught = Tally::default();
+    let mut facts = Tally::default();
+    let mut by_language = Tally::default();
+    let mut dev_wrong = Vec::new();
+    for c in cases() {
+        let (kept, language) = kept_verbatim(&c.text);
+        let kept_text = kept.clone().unwrap_or_default();
+        let fact_kept = kept_text.contains(&c.value);
+        facts.add(c.class, c.part, fact_kept);
+        by_language.add(c.language, c.part, fact_kept);
+        let screened = c.target == Target::None || !survives(&c.text, &c.needle, &kept_text);
+        if c.target != Target::None {
+            caught.add(&format!("{} ({})", c.class, c.language), c.part, screened);
+        }
+        if (!screened || !fact_kept) && c.part == Part::Dev {
+            dev_wrong.push(format!(
+                "{} [{language:?}] {:?} -> {kept:?}",
+                c.class, c.text
+            ));
+        }
+    }
+    // English, which the rules read: never kept verbatim.
+    let mut english = Tally::default();
+    for c in screens::statements::cases() {
+        let (_, language) = kept_verbatim(&c.text);
+        english.add(
+            "English statements read as English",
+            c.part,
+            language.is_none(),
+        );
+        if let (Some(l), Part::Dev) = (language, c.part) {
+            dev_wrong.push(format!("English read as {l}: {:?}", c.text));
+        }
+    }
+    caught.print("other languages: target sentence left out, by class and language:");
+    facts.print("other languages: the fact beside it kept, by class:");
+    by_language.print("other languages: the fact kept, by language:");
+    english.print("English left to the rules:");
+    for m in dev_wrong.iter().take(80) {
+        eprintln!("  dev wrong: {m}");
+    }
+    let (ch, ct) = caught.total("report");
+    let (fh, ft) = facts.total("report");
+    let (eh, et) = english.total("report");
+    eprintln!(
+        "other languages (report): screened {}, facts kept {}; English left to the rules {}",
+        pct(ch, ct),
+        pct(fh, ft),
+        pct(eh, et)
+    );
+    // Floors a little under the report part's first run (2026-12-04:
+    // 98.2%, 96.6%, 100%), so a change that does worse fails.
+    assert!(ch * 100 >= ct * 95, "screened {}", pct(ch, ct));
+    assert!(fh * 100 >= ft * 92, "facts kept {}", pct(fh, ft));
+    assert!(
+        eh * 100 >= et * 98,
+        "English left to the rules {}",
+        pct(eh, et)
+    );
 }

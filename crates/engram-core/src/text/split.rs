@@ -5,8 +5,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-static SENTENCE_BREAK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[.!?;]+(?:\s+|$)|\n+").unwrap_or_else(|e| panic!("{e}")));
+static SENTENCE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[.!?;]+(?:\s+|$)|[。！？；]+\s*|\n+").unwrap_or_else(|e| panic!("{e}"))
+});
 
 /// Splits a message into sentences, each with its closing punctuation (so
 /// a question still ends with `?`). A stop ends a sentence only before a

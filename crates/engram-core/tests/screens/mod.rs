@@ -10,6 +10,7 @@
 pub mod blind;
 pub mod forget;
 pub mod lookalikes;
+pub mod multilingual;
 pub mod secrets;
 pub mod statements;
 pub mod steering;

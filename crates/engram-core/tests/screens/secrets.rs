@@ -45,7 +45,7 @@ fn with_luhn(mut body: Vec<u32>) -> Vec<u32> {
     body
 }
 
-fn card(rng: &mut Rng) -> (String, Vec<u32>) {
+pub fn card(rng: &mut Rng) -> (String, Vec<u32>) {
     let (brand, mut body, len): (&str, Vec<u32>, usize) = match rng.below(5) {
         0 => ("Visa", vec![4], 16),
         1 => ("Mastercard", vec![5, 1 + rng.digit() % 5], 16),
@@ -59,7 +59,7 @@ fn card(rng: &mut Rng) -> (String, Vec<u32>) {
     (brand.into(), with_luhn(body))
 }
 
-fn iban(rng: &mut Rng) -> String {
+pub fn iban(rng: &mut Rng) -> String {
     let (cc, bban): (&str, String) = match rng.below(8) {
         0 => ("DE", text(&rng.digits(18))),
         1 => (
@@ -800,7 +800,7 @@ const MARKER_TEMPLATES: &[&str] = &[
     "[REDACTED password: {v}]",
 ];
 
-fn password(rng: &mut Rng) -> String {
+pub fn password(rng: &mut Rng) -> String {
     const WORDS: &[&str] = &[
         "maple", "aspen", "rowan", "cedar", "river", "falcon", "tiger", "lotus", "amber", "cobalt",
         "willow", "ember", "orchid", "saturn", "harbor", "medved", "sakura", "panda", "girasol",
@@ -824,7 +824,7 @@ fn password(rng: &mut Rng) -> String {
     }
 }
 
-fn token(rng: &mut Rng) -> String {
+pub fn token(rng: &mut Rng) -> String {
     match rng.below(8) {
         0 => format!("sk-proj-{}", rng.alnum(40)),
         1 => format!("ghp_{}", rng.alnum(36)),

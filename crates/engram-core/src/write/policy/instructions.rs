@@ -36,7 +36,7 @@ static INJECTIONS: LazyLock<(RegexSet, Vec<&'static str>)> = LazyLock::new(|| {
                 r"(?i)\b(?:ignore|disregard|forget|override|bypass|skip|drop)\b.{0,40}\b(?:previous|prior|above|earlier|all|your|system|these|the|any)\b.{0,30}\b(?:instructions?|prompts?|rules?|guidelines?|messages?|context|polic(?:y|ies)|directives?|programming)|",
                 r"(?i)\b(?:disregard|ignore)\s+(?:everything|all|anything)\s+(?:above|before|prior|previously|said)|",
                 r"(?i)\b(?:ignorier(?:e|en|t)?|vergiss|vergessen\s+sie)\b.{0,40}\b(?:anweisungen|regeln|vorgaben|befehle|instruktionen)|",
-                r"(?i)\b(?:ignora|ignore|ignorez|ignorar|olvida|olvide|oublie|oubliez|dimentica|esqueça|esqueca|negeer|vergeet)\b.{0,40}\b(?:instrucciones|instructions|consignes|règles|istruzioni|regole|instruções|instrucoes|regras|instructies|regels)|",
+                r"(?i)\b(?:ignora|ignore|ignorez|ignorar|olvida|olvide|olvídate|oublie|oubliez|dimentica|esqueça|esqueca|esquece|negeer|vergeet)\b.{0,40}\b(?:instrucciones|instructions|consignes|règles|istruzioni|regole|instruções|instrucoes|regras|instructies|regels)|",
                 r"(?i)\b(?:игнорируй|игнорируйте|забудь|забудьте|zignoruj|zapomnij)\b.{0,40}\b(?:инструкции|правила|указания|instrukcje|polecenia|zasady)|",
                 r"(?:忽略|无视|忘记|忘掉).{0,12}(?:指令|指示|说明|规则|提示)|(?:指示|命令|ルール|指令).{0,10}(?:無視|忘れ)|무시"
             ),
@@ -49,7 +49,7 @@ static INJECTIONS: LazyLock<(RegexSet, Vec<&'static str>)> = LazyLock::new(|| {
         (
             concat!(
                 r"(?i)\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+on\s+you\s+are|act\s+as|acting\s+as|pretend\s+(?:to\s+be|you\s+are|you're)|roleplay\s+as|role-play\s+as|behave\s+as|",
-                r"du\s+bist\s+(?:jetzt|ab\s+jetzt|nun)|tu\s+es\s+(?:maintenant|désormais)|ahora\s+eres|ora\s+sei|agora\s+você\s+é|jij\s+bent\s+nu|теперь\s+ты|teraz\s+jesteś)\b|",
+                r"du\s+bist\s+(?:jetzt|ab\s+jetzt|nun)|tu\s+es\s+(?:maintenant|désormais)|ahora\s+eres|a\s+partir\s+de\s+ahora\s+eres|ora\s+sei|adesso\s+sei|da\s+ora\s+sei|agora\s+você\s+é|agora\s+és|agora\s+tu\s+és|jij\s+bent\s+nu|теперь\s+ты|ты\s+теперь|отныне\s+ты|teraz\s+jesteś)\b|",
                 r"你现在是|從現在起你是|あなたは今|今からあなたは|너는\s*이제"
             ),
             "changes the assistant's role",
@@ -107,21 +107,21 @@ static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^\s*(?:(?:please|pls|kindly|and|also|so|ok|okay|now|then|bitte|por\s+favor|s'il\s+te\s+plaît|s'il\s+vous\s+plaît|per\s+favore|alsjeblieft|пожалуйста|proszę)[,\s]+)*",
         r"(?:(?:always|never|from\s+now\s+on|henceforth|going\s+forward|in\s+(?:all|every)\s+future\s+(?:answers?|responses?|conversations?)|",
         r"immer|nie|niemals|ab\s+jetzt|von\s+nun\s+an|siempre|nunca|a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante|toujours|jamais|désormais|à\s+partir\s+de\s+maintenant|",
-        r"sempre|mai|d'ora\s+in\s+poi|a\s+partir\s+de\s+agora|altijd|nooit|vanaf\s+nu|всегда|никогда|отныне|zawsze|nigdy|od\s+teraz)\b[,\s]*)*",
+        r"sempre|mai|d'ora\s+in\s+poi|d'ora\s+in\s+avanti|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante|daqui\s+(?:para|pra)\s+a\s+frente|altijd|nooit|vanaf\s+nu|всегда|никогда|отныне|с\s+этого\s+момента|с\s+сегодняшнего\s+дня|впредь|zawsze|nigdy|od\s+teraz|ab\s+sofort|ab\s+heute|künftig|in\s+zukunft|dorénavant|à\s+partir\s+d'aujourd'hui|a\s+partir\s+de\s+hoy|en\s+adelante)\b[,\s]*)*",
         // (French, Italian and Polish negate before the verb.)
         r"(?:(?:ne|n'|non|nie|не)\s*)?",
         r"(?:don't|do\s+not|dont|stop|share|link|post|remind|start|ignore|disregard|recommend|suggest|mention|include|add|insert|append|use|write|answer|reply|respond|say|tell|show|reveal|print|repeat|send|forward|email|",
         r"avoid|leave\s+out|omit|skip|keep|make|be|treat|act|pretend|behave|promote|push|sell|praise|rank|put|prioriti[sz]e|favou?r|end|begin|sign|give|explain|translate|talk|speak|list|",
         r"empfiehl|erwähne|erwähnt|nenne|füge|zeig|antworte|sag|verwende|benutze|sei|sende|schick|lass|vermeide|gib|schreib|",
-        r"recomienda|recomiendes|menciona|menciones|incluye|incluyas|añade|muestra|muestres|responde|respondas|di|digas|usa|uses|sé|envía|envíes|omite|evita|evites|escribe|da|dame|olvides|ignores|",
-        r"recommande|recommandez|mentionne|mentionnez|inclus|incluez|ajoute|ajoutez|montre|montrez|réponds|répondez|dis|dites|utilise|utilisez|sois|soyez|envoie|envoyez|omets|évite|évitez|écris|donne|",
-        r"consiglia|consigliare|menziona|menzionare|includi|aggiungi|mostra|rispondi|usa|sii|invia|ometti|evita|scrivi|dai|",
-        r"recomende|mencione|inclua|adicione|mostre|responda|diga|use|seja|envie|omita|evite|escreva|",
+        r"recomienda|recomiéndame|recomiendes|menciona|menciones|dile|diles|habla|hables|nombra|nombres|pon|pongas|incluye|incluyas|añade|muestra|muestres|responde|respondas|di|digas|usa|uses|sé|envía|envíes|omite|evita|evites|escribe|da|dame|olvides|ignores|",
+        r"recommande|recommandez|mentionne|mentionnez|parle|parlez|cite|citez|nomme|nommez|mets|mettez|inclus|incluez|ajoute|ajoutez|montre|montrez|réponds|répondez|dis|dites|utilise|utilisez|sois|soyez|envoie|envoyez|omets|évite|évitez|écris|donne|",
+        r"consiglia|consigliami|consigliare|menziona|menzionare|nomina|nominare|parla|parlare|parlarmi|di'|dì|dici|dire|metti|includi|aggiungi|mostra|rispondi|usa|sii|invia|ometti|evita|scrivi|dai|",
+        r"recomende|recomenda|recomenda-me|mencione|menciona|menciones|inclua|inclui|adicione|adiciona|acrescenta|acrescente|mostre|responda|responde|diga|diz|fala|fale|fales|nomeia|use|usa|seja|sê|envie|envia|omita|omite|evite|evita|escreva|escreve|",
         r"raad|noem|voeg|toon|antwoord|zeg|gebruik|wees|stuur|vermijd|schrijf|",
-        r"рекомендуй|упоминай|упомяни|включи|добавь|покажи|отвечай|ответь|скажи|используй|будь|отправь|пропусти|избегай|пиши|",
+        r"рекомендуй|советуй|посоветуй|упоминай|упомяни|называй|говори|включи|включай|добавь|добавляй|вставляй|покажи|отвечай|ответь|скажи|используй|будь|отправь|пропусти|избегай|пиши|",
         r"polecaj|wspominaj|dodaj|pokaż|odpowiadaj|używaj|bądź|wyślij|unikaj|pisz)\b|",
         // A standing order: "always …", "never …", "from now on …".
-        r"(?i)^\s*(?:(?:please|and|also|so|ok|okay|now)[,\s]+)*(?:always|never|from\s+now\s+on|henceforth|going\s+forward|ab\s+jetzt|von\s+nun\s+an|a\s+partir\s+de\s+ahora|désormais|à\s+partir\s+de\s+maintenant|d'ora\s+in\s+poi|a\s+partir\s+de\s+agora|vanaf\s+nu|отныне|od\s+teraz)\b|",
+        r"(?i)^\s*(?:(?:please|and|also|so|ok|okay|now)[,\s]+)*(?:always|never|from\s+now\s+on|henceforth|going\s+forward|ab\s+jetzt|von\s+nun\s+an|a\s+partir\s+de\s+ahora|désormais|à\s+partir\s+de\s+maintenant|d'ora\s+in\s+poi|d'ora\s+in\s+avanti|da\s+ora\s+in\s+poi|a\s+partir\s+de\s+agora|de\s+agora\s+em\s+diante|vanaf\s+nu|отныне|с\s+этого\s+момента|впредь|od\s+teraz|ab\s+sofort|künftig|in\s+zukunft|dorénavant)\b|",
         // A modal aimed at the assistant, or a wish about it.
         r"(?i)\b(?:you|u)\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to|are\s+required\s+to|ought\s+to|can't|cannot|may\s+not|mustn't)\b|",
         r"(?i)\b(?:want|wants|need|needs|would\s+like|'d\s+like|wish|wishes|expect|expects|prefer|prefers|like|likes|love|loves|insist|insists|ask|asks|demand|demands)\s+(?:that\s+|when\s+|it\s+when\s+|for\s+|it\s+if\s+)?(?:you|u|the\s+(?:assistant|ai|bot|model|chatbot))\b|",
@@ -133,7 +133,7 @@ static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:prefer|like|want|love|need)\s+(?:short|long|brief|detailed|concise|formal|casual|simple|quick)?\s*(?:answers?|responses?|replies|explanations?)\b|",
         r"(?i)\b(?:du|dich|dir|deine?[mnrs]?|tú|tu|tus|te|usted|toi|ton|ta|tes|vous|votre|vos|ti|tuo|tua|tuoi|tue|você|jij|jouw|ты|тебя|тебе|твой|твои|вы|ваш|twój|twoje|ciebie)\b.{0,40}\b(?:antwort\w*|empfehl\w*|erwähn\w*|respuesta\w*|recomiend\w*|recomend\w*|menci\w*|réponse\w*|recommand\w*|mentionn\w*|rispost\w*|consigl\w*|menzion\w*|respost\w*|antwoord\w*|ответ\w*|рекоменд\w*|упомин\w*|odpowied\w*|polec\w*)|",
         r"(?:你|您).{0,12}(?:推荐|提到|回答|回复|建议)|(?:あなた|君).{0,12}(?:勧め|推薦|答え|回答)|(?:당신|너).{0,12}(?:추천|언급|답변)|",
-        r"(?:总是|总|一直)(?:推荐|提到)|常に.{0,10}(?:勧め|推薦)|항상.{0,10}추천"
+        r"(?:总是|总|一直|永远|每次).{0,6}(?:推荐|提到|提及|加上|附上)|(?:不要|别|绝不|永远不要|千万不要).{0,4}(?:提到|提及|推荐|说)|(?:每个|每次|所有|每条)(?:回答|回复)|(?:从现在开始|从今以后|今后)|常に.{0,10}(?:勧め|推薦)|항상.{0,10}추천"
     ))
 });
 

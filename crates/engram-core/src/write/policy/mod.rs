@@ -8,6 +8,7 @@ mod messages;
 mod screen;
 mod secrets;
 mod sensitive;
+mod unread;
 
 pub use instructions::{instruction_reason, style_preference, without_instructions};
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
@@ -17,6 +18,7 @@ pub use secrets::{
     without_url_credentials, SecretSpan,
 };
 pub use sensitive::{sensitive_category, without_sensitive};
+pub use unread::{unread_language, unread_message, Language, Unread};
 
 /// Why a piece of text was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -123,6 +123,11 @@ static WORDS: LazyLock<Vec<Words>> = LazyLock::new(|| {
                 "pass word",
                 "login password",
                 "wi-?fi password",
+                "code wi-?fi",
+                "code du wi-?fi",
+                "clé wi-?fi",
+                "wlan-schlüssel",
+                "wlan-key",
                 "passwort",
                 "kennwort",
                 "zugangswort",
@@ -202,6 +207,7 @@ static WORDS: LazyLock<Vec<Words>> = LazyLock::new(|| {
                 "pin-nummer",
                 "code pin",
                 "code secret",
+                "digicode",
                 "código pin",
                 "codice pin",
                 "pin-koodi",
@@ -1013,8 +1019,11 @@ fn value_after(text: &str, mut at: usize, words: &Words) -> Option<Range<usize>>
         if (words.bare || gaps > 0) && words.shape != Shape::Phrase {
             if let Some(v) = read(at) {
                 let s = &text[v.clone()];
+                // After gap words, a made-up token of six characters, or
+                // a PIN's digits ("ПИН-код моей карты 6385").
+                let pin = words.shape == Shape::Digits && s.chars().count() >= 4;
                 if acceptable(words, s, false, &text[v.end..])
-                    && (gaps == 0 || s.chars().count() >= 6)
+                    && (gaps == 0 || pin || s.chars().count() >= 6)
                 {
                     return Some(v);
                 }

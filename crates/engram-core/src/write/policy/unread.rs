@@ -1,0 +1,272 @@
+//! Messages the rules extractor cannot read. The rules read English; a
+//! message in another language would give a job with no results and store
+//! nothing, so with no LLM configured it is kept as what it is: the user's
+//! own words, as an episodic memory that search and the context block can
+//! find, once every screen has passed (the secrets and orders were taken
+//! out sentence by sentence before this; sensitive clauses are left out
+//! here unless the caller allows them; questions assert nothing).
+
+use whatlang::{Lang, Script};
+
+use super::without_sensitive;
+use crate::text::sentences;
+
+/// A language the rules do not read, as detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Language {
+    /// ISO 639-3, e.g. "deu".
+    pub code: &'static str,
+    /// In English, e.g. "German".
+    pub name: &'static str,
+}
+
+/// What to do with a message the rules cannot read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unread {
+    /// Keep `text` verbatim; `left_out` names the sensitive categories
+    /// whose clauses were not kept.
+    Keep {
+        text: String,
+        language: Language,
+        left_out: Vec<&'static str>,
+    },
+    /// Nothing in it may be kept, and why.
+    Skip {
+        language: Language,
+        reason: &'static str,
+    },
+}
+
+/// Common English words that are not also common words of the other
+/// Latin-script languages ("in", "a", "was", "die", "me" are left out).
+const ENGLISH_WORDS: &[&str] = &[
+    "the",
+    "i",
+    "i'm",
+    "i've",
+    "i'd",
+    "my",
+    "mine",
+    "is",
+    "are",
+    "and",
+    "to",
+    "of",
+    "with",
+    "it",
+    "it's",
+    "that",
+    "this",
+    "we",
+    "you",
+    "your",
+    "our",
+    "have",
+    "has",
+    "had",
+    "be",
+    "been",
+    "not",
+    "but",
+    "for",
+    "at",
+    "he",
+    "she",
+    "they",
+    "their",
+    "them",
+    "his",
+    "her",
+    "what",
+    "where",
+    "when",
+    "who",
+    "how",
+    "which",
+    "would",
+    "will",
+    "can",
+    "could",
+    "should",
+    "just",
+    "about",
+    "from",
+    "there",
+    "here",
+    "some",
+    "any",
+    "like",
+    "love",
+    "work",
+    "live",
+    "name",
+    "yes",
+    "don't",
+    "or",
+    "else",
+    "somewhere",
+    "something",
+    "someone",
+    "very",
+    "really",
+    "than",
+    "then",
+    "also",
+    "if",
+    "because",
+    "get",
+    "got",
+    "going",
+    "went",
+    "want",
+    "need",
+    "think",
+    "know",
+];
+
+/// The share of `text`'s words that are common English words.
+fn english_share(words: &[String]) -> f32 {
+    if words.is_empty() {
+        return 0.0;
+    }
+    let english = words
+        .iter()
+        .filter(|w| ENGLISH_WORDS.contains(&w.as_str()))
+        .count();
+    english as f32 / words.len() as f32
+}
+
+/// Below this share of common English words, Latin text of at least
+/// `MIN_WORDS` words is not English (English prose runs at 0.3 to 0.5).
+const ENGLISH_SHARE: f32 = 0.1;
+const MIN_WORDS: usize = 3;
+
+/// The language of `text` when it is one the rules extractor does not read
+/// (anything but English), or `None` when it reads as English or cannot be
+/// told. Text in a script other than Latin is not English whatever the
+/// detector's confidence. Latin text is another language when the detector
+/// is sure, or when it names another language and the text has almost no
+/// common English words (short sentences detect unreliably, so the
+/// detector's flag alone would leave most of them unread).
+pub fn unread_language(text: &str) -> Option<Language> {
+    // Names and brands are often written in Latin letters inside text in
+    // another script ("我的狗叫Bello。"): a third of the letters in another
+    // script makes it that script's, detected from those letters alone.
+    // (An ideograph or a syllable block stands for a word, and counts twice.)
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let other: String = text
+        .chars()
+        .filter(|c| c.is_alphabetic() && !c.is_ascii() && !is_latin(*c))
+        .collect();
+    let weight: usize = other.chars().map(|c| if is_cjk(c) { 2 } else { 1 }).sum();
+    if letters > 0 && weight * 3 >= letters {
+        let lang = whatlang::detect_lang(&other)?;
+        return Some(Language {
+            code: lang.code(),
+            name: lang.eng_name(),
+        });
+    }
+    let info = whatlang::detect(text)?;
+    let lang = info.lang();
+    if lang == Lang::Eng || info.script() != Script::Latin {
+        return None;
+    }
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .map(str::to_lowercase)
+        .collect();
+    let unlike_english = words.len() >= MIN_WORDS && english_share(&words) < ENGLISH_SHARE;
+    (info.is_reliable() || unlike_english).then_some(Language {
+        code: lang.code(),
+        name: lang.eng_name(),
+    })
+}
+
+/// Han, kana or Hangul.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
+/// A letter of the Latin script (with its accents: "ö", "ç", "ł").
+fn is_latin(c: char) -> bool {
+    matches!(c as u32, 0x00C0..=0x024F | 0x1E00..=0x1EFF)
+}
+
+/// Whether a sentence asks rather than tells, in any of the scripts'
+/// question marks.
+fn is_question(sentence: &str) -> bool {
+    let s = sentence.trim_end_matches(|c: char| c.is_whitespace() || c == '"' || c == '»');
+    s.ends_with(['?', '？', '؟', '\u{37e}']) || s.starts_with('¿')
+}
+
+/// The decision for one user message the rules produced nothing from,
+/// after the message screens (`screened` is its text without the
+/// sentences and clauses they refused). `None` when the message reads as
+/// English: the rules read it, and found nothing to keep.
+pub fn unread_message(screened: &str, allow_sensitive: bool) -> Option<Unread> {
+    let language = unread_language(screened)?;
+    let told: Vec<&str> = sentences(screened)
+        .into_iter()
+        .filter(|s| !is_question(s))
+        .collect();
+    if told.is_empty() {
+        return Some(Unread::Skip {
+            language,
+            reason: "it only asks questions",
+        });
+    }
+    let told = told.join(" ");
+    let (text, left_out) = if allow_sensitive {
+        (told, Vec::new())
+    } else {
+        without_sensitive(&told)
+    };
+    if !text.chars().any(char::is_alphanumeric) {
+        return Some(Unread::Skip {
+            language,
+            reason: "nothing is left once the sensitive clauses are left out",
+        });
+    }
+    Some(Unread::Keep {
+        text,
+        language,
+        left_out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn german_is_kept_and_english_is_left_to_the_rules() {
+        let Some(Unread::Keep { text, language, .. }) = unread_message(
+            "Ich wohne in Köln und arbeite bei der Telekom. Mein Hund heißt Bello.",
+            false,
+        ) else {
+            panic!("not kept");
+        };
+        assert_eq!(language.name, "German");
+        assert!(text.contains("Köln") && text.contains("Bello"), "{text}");
+        assert_eq!(
+            unread_message("We went hiking at the lake yesterday.", false),
+            None
+        );
+        assert_eq!(unread_message("ok", false), None);
+    }
+
+    #[test]
+    fn questions_are_not_kept() {
+        assert!(matches!(
+            unread_message("¿Dónde vivo yo? ¿Te acuerdas de mi perro?", false),
+            Some(Unread::Skip { .. })
+        ));
+        let Some(Unread::Keep { text, .. }) =
+            unread_message("我住在里斯本。你还记得我的狗叫什么吗？", false)
+        else {
+            panic!("not kept");
+        };
+        assert!(!text.contains('狗'), "{text}");
+    }
+}
