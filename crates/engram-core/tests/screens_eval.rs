@@ -367,8 +367,17 @@ fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
     let mut caught = Tally::default();
     let mut facts = Tally::default();
     let mut by_language = Tally::default();
+    let mut redacted = Tally::default();
     let mut dev_wrong = Vec::new();
     for c in cases() {
+        if c.target == Target::Secret {
+            let as_read = redact_secrets(&c.text);
+            let hit = !survives(&c.text, &c.secret, &as_read);
+            redacted.add(c.language, c.part, hit);
+            if !hit && c.part == Part::Dev {
+                dev_wrong.push(format!("not redacted: {:?} -> {as_read:?}", c.text));
+            }
+        }
         let (kept, language) = kept_verbatim(&c.text);
         let kept_text = kept.clone().unwrap_or_default();
         let fact_kept = kept_text.contains(&c.value);
@@ -401,6 +410,7 @@ fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
     caught.print("other languages: target sentence left out, by class and language:");
     facts.print("other languages: the fact beside it kept, by class:");
     by_language.print("other languages: the fact kept, by language:");
+    redacted.print("other languages: the secret redacted as the request is read, by language:");
     english.print("English left to the rules:");
     for m in dev_wrong.iter().take(80) {
         eprintln!("  dev wrong: {m}");
@@ -408,9 +418,11 @@ fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
     let (ch, ct) = caught.total("report");
     let (fh, ft) = facts.total("report");
     let (eh, et) = english.total("report");
+    let (rh, rt) = redacted.total("report");
     eprintln!(
-        "other languages (report): screened {}, facts kept {}; English left to the rules {}",
+        "other languages (report): screened {}, secrets redacted {}, facts kept {}; English left to the rules {}",
         pct(ch, ct),
+        pct(rh, rt),
         pct(fh, ft),
         pct(eh, et)
     );
@@ -423,4 +435,5 @@ fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
         "English left to the rules {}",
         pct(eh, et)
     );
+    assert!(rh * 100 >= rt * 95, "secrets redacted {}", pct(rh, rt));
 }

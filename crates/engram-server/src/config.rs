@@ -160,6 +160,15 @@ pub enum LlmResponseFormat {
     JsonObject,
 }
 
+/// What becomes of a user message the extractor cannot read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UnreadMessagesArg {
+    /// Kept verbatim as an episodic memory when every screen passes.
+    Keep,
+    /// Not kept; the job says so.
+    Skip,
+}
+
 /// Sessions and context: the tokenizer that counts every budget, the
 /// short-term window and the running summary's size.
 #[derive(Debug, Clone, Args)]
@@ -340,6 +349,11 @@ pub struct LlmArgs {
     pub timeout_secs: u64,
     #[arg(id = "llm_response_format", long = "llm-response-format", env = "ENGRAM_LLM_RESPONSE_FORMAT", value_enum, default_value_t = LlmResponseFormat::Auto)]
     pub response_format: LlmResponseFormat,
+    /// With no LLM, a message the rules cannot read (another language than
+    /// English): keep it verbatim as an episodic memory when the screens
+    /// pass, or skip it. The job's results say which, and why.
+    #[arg(long, env = "ENGRAM_UNREAD_MESSAGES", value_enum, default_value_t = UnreadMessagesArg::Keep)]
+    pub unread_messages: UnreadMessagesArg,
 }
 
 /// Where an LLM is reached when only its key is given, as for embeddings.
@@ -727,6 +741,7 @@ mod tests {
             api_key: key.map(|k| Secret(k.into())),
             timeout_secs: 60,
             response_format: LlmResponseFormat::Auto,
+            unread_messages: UnreadMessagesArg::Keep,
         }
     }
 

@@ -211,6 +211,10 @@ pub fn configured_handlers(
     handlers.counter = counter;
     handlers.config.summary_max_tokens = context.summary_max_tokens as usize;
     handlers.config.consolidation = consolidation;
+    handlers.config.unread_messages = match llm.unread_messages {
+        config::UnreadMessagesArg::Keep => engram_worker::UnreadMessages::Keep,
+        config::UnreadMessagesArg::Skip => engram_worker::UnreadMessages::Skip,
+    };
     handlers.reviewer = conflict_reviewer(llm);
     Arc::new(handlers)
 }

@@ -240,8 +240,9 @@ impl ExtractionTx {
         .bind(&self.scope.agent_id)
         .bind(c.kind.as_str())
         .bind(&c.subject)
-        .bind(&c.attribute)
-        .bind(&c.value)
+        // A verbatim message has neither (NULL: no fact lookup finds it).
+        .bind((!c.attribute.is_empty()).then_some(&c.attribute))
+        .bind((!c.value.is_empty()).then_some(&c.value))
         .bind(&c.statement)
         .bind(Vector::from(embedding.to_vec()))
         .bind(engram_core::content_hash(&c.statement))

@@ -9,5 +9,5 @@ mod runner;
 pub use consolidation::{
     parse_schedule, spawn_schedule, ConsolidationSettings, Consolidator, RunTarget,
 };
-pub use jobs::{HandlerConfig, JobError, JobHandlers, ResultItem};
+pub use jobs::{HandlerConfig, JobError, JobHandlers, ResultItem, UnreadMessages};
 pub use runner::{run_one, spawn_workers, WorkerConfig};

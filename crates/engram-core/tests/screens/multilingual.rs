@@ -31,6 +31,9 @@ pub struct Case {
     /// The target sentence as written (empty for `Target::None`): no piece
     /// of it may be kept.
     pub needle: String,
+    /// The secret's value (empty unless `Target::Secret`): redacted from
+    /// the request as it is read, so no table ever holds it.
+    pub secret: String,
 }
 
 const CITIES: &[&str] = &[
@@ -409,45 +412,60 @@ pub fn cases() -> Vec<Case> {
                     value,
                     target: Target::None,
                     needle: String::new(),
+                    secret: String::new(),
                 });
             }
         }
-        let mut with = |class: &'static str, target: Target, t: &str, needle: String| {
-            let (fact, value) = fill(rng.pick::<&str>(lang.facts), &mut rng);
-            let text = if rng.below(2) == 0 {
-                join(&fact, &needle)
-            } else {
-                join(&needle, &fact)
+        let mut with =
+            |class: &'static str, target: Target, t: &str, needle: String, secret: String| {
+                let (fact, value) = fill(rng.pick::<&str>(lang.facts), &mut rng);
+                let text = if rng.below(2) == 0 {
+                    join(&fact, &needle)
+                } else {
+                    join(&needle, &fact)
+                };
+                out.push(Case {
+                    language: lang.name,
+                    class,
+                    part: part_of(t, lang.name),
+                    text,
+                    value,
+                    target,
+                    needle,
+                    secret,
+                });
             };
-            out.push(Case {
-                language: lang.name,
-                class,
-                part: part_of(t, lang.name),
-                text,
-                value,
-                target,
-                needle,
-            });
-        };
         for (kind, t) in lang.secrets {
             for i in 0..3u64 {
                 let mut r = Rng::new(out_seed(t, kind) + i);
                 let v = secret_value(kind, &mut r);
-                with("secret", Target::Secret, t, t.replace("{v}", &v));
+                with("secret", Target::Secret, t, t.replace("{v}", &v), v);
             }
         }
         for t in lang.instructions {
             for i in 0..2u64 {
                 let mut r = Rng::new(out_seed(t, "i") + i);
                 let (needle, _) = fill(t, &mut r);
-                with("instruction", Target::Instruction, t, needle);
+                with("instruction", Target::Instruction, t, needle, String::new());
             }
         }
         for t in lang.sensitive {
-            with("sensitive", Target::Sensitive, t, (*t).to_owned());
+            with(
+                "sensitive",
+                Target::Sensitive,
+                t,
+                (*t).to_owned(),
+                String::new(),
+            );
         }
         for t in lang.questions {
-            with("question", Target::Question, t, (*t).to_owned());
+            with(
+                "question",
+                Target::Question,
+                t,
+                (*t).to_owned(),
+                String::new(),
+            );
         }
     }
     out

@@ -63,6 +63,7 @@ pub struct TestAppBuilder {
     summarizer: Option<Arc<dyn engram_context::Summarizer>>,
     reviewer: Option<Arc<dyn engram_core::consolidate::ConflictReviewer>>,
     embedder: Arc<dyn Embedder>,
+    handler_config: engram_worker::HandlerConfig,
 }
 
 impl TestApp {
@@ -75,6 +76,7 @@ impl TestApp {
             summarizer: None,
             reviewer: None,
             embedder: embedder(),
+            handler_config: engram_worker::HandlerConfig::default(),
         }
     }
 }
@@ -94,6 +96,13 @@ impl TestAppBuilder {
 
     pub fn extractor(mut self, extractor: Arc<dyn engram_core::extract::Extractor>) -> Self {
         self.extractor = extractor;
+        self
+    }
+
+    /// What the job handlers do where the server's settings choose
+    /// (e.g. `ENGRAM_UNREAD_MESSAGES`).
+    pub fn handler_config(mut self, config: engram_worker::HandlerConfig) -> Self {
+        self.handler_config = config;
         self
     }
 
@@ -138,6 +147,7 @@ impl TestAppBuilder {
             handlers.summarizer = s;
         }
         handlers.reviewer = self.reviewer;
+        handlers.config = self.handler_config;
         let handlers = Arc::new(handlers);
         let (stop_workers, stopped) = tokio::sync::watch::channel(false);
         engram_worker::spawn_workers(handlers.clone(), self.workers.clone(), stopped);

@@ -27,6 +27,7 @@ mod extraction_llm;
 mod faults;
 mod forgetting;
 mod gdpr;
+mod languages;
 mod mem0;
 mod memories;
 mod multi_instance;

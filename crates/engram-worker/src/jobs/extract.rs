@@ -4,13 +4,13 @@
 
 use engram_core::decide::{decide, Decision, ResultEvent};
 use engram_core::extract::{Candidate, ExtractionRequest, FactAction, InputMessage};
-use engram_core::policy::{check_candidate, screen_messages, Refusal};
-use engram_core::SourceType;
+use engram_core::policy::{check_candidate, screen_messages, unread_message, Refusal, Unread};
+use engram_core::{MemoryKind, SourceType};
 use engram_store::{ExtractionTx, FactContext, JobRow, StoreError};
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{JobError, JobHandlers};
+use super::{JobError, JobHandlers, UnreadMessages};
 
 /// What happened to one candidate (or one refused sentence), as a job reports it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -28,35 +28,122 @@ pub struct ResultItem {
 }
 
 impl ResultItem {
-    /// A candidate the policy refused: why (with the category), never its
-    /// words or even its attribute, which is made of them (job results are
-    /// readable with a read-only key).
-    fn rejected(c: &Candidate, reason: String) -> Self {
+    /// A result that stored nothing, and why.
+    fn nothing_stored(event: ResultEvent, reason: String, message_index: usize) -> Self {
         Self {
-            event: ResultEvent::Rejected,
+            event,
             memory_id: None,
             replaced: Vec::new(),
             old_content: None,
             new_content: None,
             attribute: None,
             reason,
-            message_index: Some(c.message_index),
+            message_index: Some(message_index),
         }
+    }
+
+    /// A candidate the policy refused: why (with the category), never its
+    /// words or even its attribute, which is made of them (job results are
+    /// readable with a read-only key).
+    fn rejected(c: &Candidate, reason: String) -> Self {
+        Self::nothing_stored(ResultEvent::Rejected, reason, c.message_index)
     }
 
     /// A sentence refused before extraction (an order, a secret).
     fn refused_sentence(r: Refusal, message_index: usize) -> Self {
-        Self {
-            event: ResultEvent::Rejected,
-            memory_id: None,
-            replaced: Vec::new(),
-            old_content: None,
-            new_content: None,
-            attribute: None,
-            reason: r.to_string(),
-            message_index: Some(message_index),
+        Self::nothing_stored(ResultEvent::Rejected, r.to_string(), message_index)
+    }
+
+    /// A message left as it was: nothing stored from it, and why.
+    fn unread(reason: String, message_index: usize) -> Self {
+        Self::nothing_stored(ResultEvent::Noop, reason, message_index)
+    }
+}
+
+/// A message kept verbatim because the extractor cannot read it: the
+/// memory to add, and the reason the job gives.
+struct Verbatim {
+    candidate: Candidate,
+    reason: String,
+}
+
+/// The user messages the extractor produced nothing from and cannot read
+/// (another language than the rules' English): kept verbatim when the
+/// screens pass (`Verbatim`), or reported as left out (`ResultItem`).
+fn unread_messages(
+    handlers: &JobHandlers,
+    request: &ExtractionRequest,
+    eligible: &[(usize, InputMessage)],
+    read: &[usize],
+) -> (Vec<Verbatim>, Vec<ResultItem>) {
+    let (mut kept, mut left) = (Vec::new(), Vec::new());
+    if handlers.extractor.reads_any_language() {
+        return (kept, left);
+    }
+    for (i, m) in eligible.iter().filter(|(i, _)| !read.contains(i)) {
+        let unread =
+            "which the rules extractor does not read (configure an LLM to extract facts from it)";
+        match unread_message(&m.content, request.allow_sensitive) {
+            None => {}
+            Some(Unread::Skip { language, reason }) => left.push(ResultItem::unread(
+                format!(
+                    "written in {}, {unread}; nothing kept verbatim: {reason}",
+                    language.described()
+                ),
+                *i,
+            )),
+            Some(Unread::Keep { language, .. })
+                if handlers.config.unread_messages == UnreadMessages::Skip =>
+            {
+                left.push(ResultItem::unread(
+                    format!(
+                        "written in {}, {unread}; not kept verbatim (ENGRAM_UNREAD_MESSAGES=skip)",
+                        language.described()
+                    ),
+                    *i,
+                ))
+            }
+            Some(Unread::Keep {
+                text,
+                language,
+                left_out,
+            }) => {
+                let mut reason = format!(
+                    "kept verbatim as an episodic memory: written in {}, {unread}",
+                    language.described()
+                );
+                if !left_out.is_empty() {
+                    reason += &format!(
+                        "; left out: sensitive categories {} (stored only with allow_sensitive: true)",
+                        left_out.join(", ")
+                    );
+                }
+                let sensitivity = request
+                    .allow_sensitive
+                    .then(|| engram_core::policy::sensitive_category(&text))
+                    .flatten()
+                    .map(str::to_owned);
+                kept.push(Verbatim {
+                    candidate: Candidate {
+                        statement: text,
+                        kind: MemoryKind::Episodic,
+                        subject: "user".into(),
+                        attribute: String::new(),
+                        value: String::new(),
+                        importance: 0.5,
+                        confidence: 0.8,
+                        sensitivity,
+                        expires_at: None,
+                        stated: true,
+                        message_index: *i,
+                        action: FactAction::Assert,
+                    },
+                    reason,
+                });
+            }
         }
     }
+    (kept, left)
 }
 
 /// Runs an extraction job; what it did, one item per candidate or refused
@@ -75,9 +162,11 @@ pub(super) async fn run(
     let eligible = screened.eligible;
     let inputs: Vec<InputMessage> = eligible.iter().map(|(_, m)| m.clone()).collect();
     let mut accepted: Vec<Candidate> = Vec::new();
+    let mut read: Vec<usize> = Vec::new();
     for mut c in handlers.extractor.extract(&inputs).await? {
         let original = eligible.get(c.message_index).map(|(i, _)| *i).unwrap_or(0);
         c.message_index = original;
+        read.push(original);
         let message = request
             .messages
             .get(original)
@@ -88,7 +177,13 @@ pub(super) async fn run(
             Err(reason) => results.push(ResultItem::rejected(&c, reason)),
         }
     }
-    let statements: Vec<String> = accepted.iter().map(|c| c.statement.clone()).collect();
+    let (verbatim, left) = unread_messages(handlers, &request, &eligible, &read);
+    results.extend(left);
+    let statements: Vec<String> = accepted
+        .iter()
+        .chain(verbatim.iter().map(|v| &v.candidate))
+        .map(|c| c.statement.clone())
+        .collect();
     let vectors = if statements.is_empty() {
         Vec::new()
     } else {
@@ -107,11 +202,36 @@ pub(super) async fn run(
         .store
         .begin_extraction(job.tenant_id, job.scope(), job.id, now)
         .await?;
-    for (c, v) in accepted.iter().zip(&vectors) {
+    let (fact_vectors, verbatim_vectors) = vectors.split_at(accepted.len());
+    for (c, v) in accepted.iter().zip(fact_vectors) {
         let ctx = fact_context(handlers, job, &request, c);
         let known = tx.known(c, v, handlers.config.neighbours).await?;
         let decision = decide(c, &known, &handlers.config.decide);
         results.push(apply(&mut tx, c, v, &ctx, decision).await?);
+    }
+    // Verbatim messages are what the user said, not facts: no decision
+    // compares them with what is known (the same text twice is one memory).
+    for (kept, v) in verbatim.into_iter().zip(verbatim_vectors) {
+        let c = &kept.candidate;
+        let ctx = fact_context(handlers, job, &request, c);
+        let id = tx.add(c, v, &ctx, &kept.reason).await?;
+        results.push(ResultItem {
+            event: if id.is_some() {
+                ResultEvent::Add
+            } else {
+                ResultEvent::Noop
+            },
+            memory_id: id,
+            replaced: Vec::new(),
+            old_content: None,
+            new_content: Some(c.statement.clone()),
+            attribute: None,
+            reason: match id {
+                Some(_) => kept.reason,
+                None => "the same text is already a live memory".to_owned(),
+            },
+            message_index: Some(c.message_index),
+        });
     }
     let json = serde_json::to_value(&results)
         .map_err(|e| JobError::Store(StoreError::Internal(e.to_string())))?;

@@ -26,6 +26,18 @@ pub struct HandlerConfig {
     pub summary_max_tokens: usize,
     /// What a consolidation job's run changes.
     pub consolidation: crate::ConsolidationSettings,
+    /// What becomes of a message the extractor cannot read.
+    pub unread_messages: UnreadMessages,
+}
+
+/// What becomes of a user message the extractor cannot read (another
+/// language than the rules' English): kept verbatim as an episodic
+/// memory when the screens pass, or left out; the job says which.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UnreadMessages {
+    #[default]
+    Keep,
+    Skip,
 }
 
 impl Default for HandlerConfig {
@@ -35,6 +47,7 @@ impl Default for HandlerConfig {
             decide: DecideParams::default(),
             summary_max_tokens: 400,
             consolidation: Default::default(),
+            unread_messages: UnreadMessages::Keep,
         }
     }
 }

@@ -32,6 +32,12 @@ pub trait Extractor: Send + Sync {
     fn prompt_version(&self) -> Option<&str> {
         None
     }
+    /// Whether it reads messages in any language (an LLM) or English only
+    /// (the rules): a message it cannot read is kept verbatim instead
+    /// (`policy::unread_message`).
+    fn reads_any_language(&self) -> bool {
+        true
+    }
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError>;
 }
 

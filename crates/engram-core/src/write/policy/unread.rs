@@ -18,6 +18,21 @@ pub struct Language {
     pub code: &'static str,
     /// In English, e.g. "German".
     pub name: &'static str,
+    /// Whether the detector is confident of the name (close languages
+    /// such as Spanish, Catalan and Portuguese are often confused).
+    pub reliable: bool,
+}
+
+impl Language {
+    /// For a reason shown to the user: the name, hedged when the detector
+    /// is not sure of it.
+    pub fn described(&self) -> String {
+        if self.reliable {
+            self.name.to_string()
+        } else {
+            format!("a language other than English (perhaps {})", self.name)
+        }
+    }
 }
 
 /// What to do with a message the rules cannot read.
@@ -160,10 +175,11 @@ pub fn unread_language(text: &str) -> Option<Language> {
         .collect();
     let weight: usize = other.chars().map(|c| if is_cjk(c) { 2 } else { 1 }).sum();
     if letters > 0 && weight * 3 >= letters {
-        let lang = whatlang::detect_lang(&other)?;
+        let info = whatlang::detect(&other)?;
         return Some(Language {
-            code: lang.code(),
-            name: lang.eng_name(),
+            code: info.lang().code(),
+            name: info.lang().eng_name(),
+            reliable: info.is_reliable(),
         });
     }
     let info = whatlang::detect(text)?;
@@ -180,6 +196,7 @@ pub fn unread_language(text: &str) -> Option<Language> {
     (info.is_reliable() || unlike_english).then_some(Language {
         code: lang.code(),
         name: lang.eng_name(),
+        reliable: info.is_reliable(),
     })
 }
 
@@ -268,5 +285,24 @@ mod tests {
             panic!("not kept");
         };
         assert!(!text.contains('狗'), "{text}");
+    }
+
+    #[test]
+    fn an_unsure_name_is_hedged() {
+        let sure = Language {
+            code: "deu",
+            name: "German",
+            reliable: true,
+        };
+        let unsure = Language {
+            code: "cat",
+            name: "Catalan",
+            reliable: false,
+        };
+        assert_eq!(sure.described(), "German");
+        assert_eq!(
+            unsure.described(),
+            "a language other than English (perhaps Catalan)"
+        );
     }
 }

@@ -337,6 +337,10 @@ impl Extractor for RulesExtractor {
         "rules"
     }
 
+    fn reads_any_language(&self) -> bool {
+        false
+    }
+
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
         Ok(self.extract_sync(messages))
     }

@@ -920,10 +920,14 @@ fn first_word(v: &str) -> String {
 /// A value given without a separator ("pin 7395") must look like a secret
 /// rather than the next word of a sentence.
 fn looks_secret(v: &str) -> bool {
+    // Mixed case counts past the first letter only: a capitalised word is
+    // a German noun ("Passwort für das Bankkonto ist …"), not made up.
     v.chars().any(|c| c.is_ascii_digit())
         || v.chars()
             .any(|c| !c.is_alphanumeric() && !c.is_whitespace())
-        || (v.len() >= 8 && v.chars().any(char::is_uppercase) && v.chars().any(char::is_lowercase))
+        || (v.len() >= 8
+            && v.chars().skip(1).any(char::is_uppercase)
+            && v.chars().any(char::is_lowercase))
 }
 
 /// Whether a value read after a secret word may be the secret: not a
