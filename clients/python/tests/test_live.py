@@ -33,6 +33,10 @@ def test_add_answers_one_shape_whatever_the_server_answered(client, user):
     listed = client.jobs.list_page(user_id=job.user_id, kind="extract")
     assert job.job_id in [j.job_id for j in listed.results] and job.kind == "extract"
     assert job.status == "done" and isinstance(job, models.Job)
+    # Only a failed job can be retried.
+    with pytest.raises(ConflictError) as e:
+        client.jobs.retry(job.job_id)
+    assert e.value.kind == "job-not-failed"
 
 
 def test_memories_search_get_list_update_history_revert_delete(client, user):

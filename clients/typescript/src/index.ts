@@ -289,6 +289,11 @@ export class Jobs extends Group {
   get(id: string): Promise<Job> {
     return this.c.call({ method: "GET", path: `/v1/jobs/${seg(id)}` });
   }
+  /** Runs a failed job again from its first attempt, with the input it kept
+   * (after fixing the model behind the failure); 409 if it has not failed. */
+  retry(id: string): Promise<Job> {
+    return this.c.call({ method: "POST", path: `/v1/jobs/${seg(id)}/retry`, body: {} });
+  }
   /** One page of the tenant's jobs, newest first (a bound key: its user's). */
   list(query: JobQuery = {}): Promise<JobPage> {
     return this.c.call({ method: "GET", path: "/v1/jobs", query });

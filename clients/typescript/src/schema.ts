@@ -85,7 +85,11 @@ export interface paths {
          *     - `engram_llm_requests_total`, `engram_llm_duration_seconds` by `model`,
          *       `purpose` (extract, summarize, review), `outcome`;
          *       `engram_llm_tokens_total` by `model`, `purpose`, `type` (prompt,
-         *       completion), as the endpoint reports them.
+         *       completion), as the endpoint reports them;
+         *     - `engram_llm_answers_total` by `model`, `outcome` (valid, repaired,
+         *       unusable: still invalid after its one repair, so the job failed) and
+         *       `engram_llm_invalid_answers_total` by `model`, `reason` (empty,
+         *       cut_off at max_tokens, not_json, off_schema) for extraction answers.
          *
          */
         get: operations["get_metrics"];
@@ -385,6 +389,40 @@ export interface paths {
         get: operations["get_job"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed job again
+         * @description Queues a failed job again from its first attempt, with the input it
+         *     kept (a failed job keeps its payload for this until it is done, its
+         *     user is erased or its source purged). For a job that failed because
+         *     the model's answer stayed unusable after its repair, or the model
+         *     service was down: fix the model or endpoint, then retry. Its
+         *     `last_error` stays until the next attempt ends.
+         *
+         */
+        post: operations["retry_job"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1770,7 +1808,7 @@ export interface components {
          *     again and retry), `not-revertible` (the latest change cannot be
          *     reverted), `import-collision` (an import collides with data already
          *     here), `consolidation-busy` (another consolidation run holds the
-         *     cluster lock).
+         *     cluster lock), `job-not-failed` (only a failed job can be retried).
          *      */
         Conflict: {
             headers: {
@@ -2450,6 +2488,41 @@ export interface operations {
             400: components["responses"]["BadParameter"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retry_job: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
+                 *     default tenant when absent); other keys only their own. Any other tenant,
+                 *     or one that does not exist, answers 404 with `field: x-engram-tenant`.
+                 *      */
+                "X-Engram-Tenant"?: components["parameters"]["Tenant"];
+            };
+            path: {
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadParameter"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

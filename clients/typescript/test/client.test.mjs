@@ -65,6 +65,7 @@ test("every resource against a live server", { skip: !live && "no live server" }
   const queued = await c.memories.add({ user_id: u, text: "I work at Initech." });
   assert.ok(queued.job_id);
   assert.equal((await c.jobs.wait(queued.job_id)).status, "done");
+  await assert.rejects(c.jobs.retry(queued.job_id), (e) => e.status === 409);
   for (let i = 0; i < 4; i++) await c.memories.add({ user_id: u, text: `Note ${i} about tea.`, infer: false });
   const hits = await c.memories.search({ query: "bees", user_id: u, top_k: 2 });
   assert.equal(hits.results[0].memory, "I keep bees on my roof.");

@@ -121,6 +121,7 @@ fn routes() -> Vec<Route> {
         ),
         route(M::GET, "/v1/jobs", read, jobs::list_jobs),
         route(M::GET, "/v1/jobs/{id}", read, jobs::get_job),
+        route(M::POST, "/v1/jobs/{id}/retry", write, jobs::retry_job),
         route(M::GET, "/v1/entities", read, entities::list_entities),
         route(
             M::POST,

@@ -22,7 +22,7 @@ use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
 use serde_json::{json, Value};
 
 pub(crate) use output::json_object;
-pub use output::{output_schema, parse_facts};
+pub use output::{output_schema, parse_facts, Invalid, InvalidReason};
 pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
@@ -97,7 +97,7 @@ impl LlmExtractor {
         }
     }
 
-    async fn complete(&self, messages: &[Value], schema: bool) -> Result<String, OpenAIError> {
+    async fn complete(&self, messages: &[Value], schema: bool) -> Result<Completion, OpenAIError> {
         let response_format = if schema {
             json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(self.config.max_facts)}})
         } else {
@@ -113,11 +113,11 @@ impl LlmExtractor {
             "response_format": response_format,
             "stream": false,
         });
-        completion_text(&self.client, "extract", request).await
+        completion(&self.client, "extract", request).await
     }
 
     /// One completion, falling back from json_schema to json_object once.
-    async fn complete_with_fallback(&self, messages: &[Value]) -> Result<String, ExtractError> {
+    async fn complete_with_fallback(&self, messages: &[Value]) -> Result<Completion, ExtractError> {
         let schema = self.use_schema();
         match self.complete(messages, schema).await {
             Ok(text) => Ok(text),
@@ -148,14 +148,31 @@ pub(crate) fn http_client(config: &LlmConfig) -> Client<OpenAIConfig> {
     Client::with_config(oc).with_http_client(http)
 }
 
+/// One chat completion's answer.
+pub(crate) struct Completion {
+    pub text: String,
+    /// The endpoint stopped it at `max_tokens` (`finish_reason: length`).
+    pub cut_off: bool,
+}
+
 /// The text of one chat completion (`stream: false`); empty when the
-/// answer has none. Every call is counted by model and `purpose` (extract,
-/// summarize, review): outcome, time, and the tokens the endpoint reports.
+/// answer has none.
 pub(crate) async fn completion_text(
     client: &Client<OpenAIConfig>,
     purpose: &'static str,
     request: Value,
 ) -> Result<String, OpenAIError> {
+    completion(client, purpose, request).await.map(|c| c.text)
+}
+
+/// One chat completion (`stream: false`). Every call is counted by model
+/// and `purpose` (extract, summarize, review): outcome, time, and the
+/// tokens the endpoint reports.
+pub(crate) async fn completion(
+    client: &Client<OpenAIConfig>,
+    purpose: &'static str,
+    request: Value,
+) -> Result<Completion, OpenAIError> {
     let model = request["model"].as_str().unwrap_or_default().to_owned();
     let started = std::time::Instant::now();
     let result: Result<Value, OpenAIError> = client.chat().create_byot(request).await;
@@ -179,10 +196,14 @@ pub(crate) async fn completion_text(
             metrics::counter!("engram_llm_tokens_total", &with("type", kind)).increment(n);
         }
     }
-    Ok(response["choices"][0]["message"]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
+    let choice = &response["choices"][0];
+    Ok(Completion {
+        text: choice["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        cut_off: choice["finish_reason"] == "length",
+    })
 }
 
 /// An answer about the request (not the network): worth one try without json_schema.
@@ -236,19 +257,73 @@ impl Extractor for LlmExtractor {
             json!({"role": "user", "content": render(messages)}),
         ];
         let first = self.complete_with_fallback(&chat).await?;
-        match parse_facts(&first, messages, self.config.max_facts) {
-            Ok(facts) => Ok(facts),
-            Err(problem) => {
-                // One repair: show the model what was wrong.
-                tracing::info!(%problem, "LLM output invalid; asking for a repair");
-                chat.push(json!({"role": "assistant", "content": first}));
-                chat.push(json!({"role": "user", "content": format!(
-                    "That reply was not valid: {problem}. Reply again with only the corrected JSON object matching the schema."
-                )}));
-                let second = self.complete_with_fallback(&chat).await?;
-                parse_facts(&second, messages, self.config.max_facts)
-                    .map_err(|p| ExtractError::Output(format!("{p} (after one repair attempt)")))
+        let invalid = match self.check(&first, messages) {
+            Ok(facts) => {
+                self.count_answer("valid");
+                return Ok(facts);
+            }
+            Err(invalid) => invalid,
+        };
+        // One repair: show the model what was wrong.
+        tracing::info!(
+            reason = invalid.reason.as_str(),
+            "LLM answer unusable; asking for a repair"
+        );
+        chat.push(json!({"role": "assistant", "content": first.text}));
+        chat.push(json!({"role": "user", "content": invalid.repair_prompt(self.config.max_facts)}));
+        let second = self.complete_with_fallback(&chat).await?;
+        match self.check(&second, messages) {
+            Ok(facts) => {
+                self.count_answer("repaired");
+                Ok(facts)
+            }
+            Err(again) => {
+                self.count_answer("unusable");
+                // The job's error is shown to API callers and logged: it
+                // says what was wrong, never what the answer quoted.
+                Err(ExtractError::Output(format!(
+                    "{} (also after one repair attempt; the message is kept in the job: retry it once the model is fixed)",
+                    again.public(self.config.max_tokens)
+                )))
             }
         }
+    }
+}
+
+impl LlmExtractor {
+    /// An answer's facts, or what makes it unusable (counted by reason).
+    fn check(
+        &self,
+        answer: &Completion,
+        messages: &[InputMessage],
+    ) -> Result<Vec<Candidate>, Invalid> {
+        let result = if answer.text.trim().is_empty() {
+            Err(Invalid::new(InvalidReason::Empty, "the answer was empty"))
+        } else if answer.cut_off {
+            Err(Invalid::new(
+                InvalidReason::CutOff,
+                "the answer was cut off at the token limit before it ended",
+            ))
+        } else {
+            parse_facts(&answer.text, messages, self.config.max_facts)
+        };
+        if let Err(invalid) = &result {
+            metrics::counter!(
+                "engram_llm_invalid_answers_total",
+                "model" => self.config.model.clone(),
+                "reason" => invalid.reason.as_str()
+            )
+            .increment(1);
+        }
+        result
+    }
+
+    fn count_answer(&self, outcome: &'static str) {
+        metrics::counter!(
+            "engram_llm_answers_total",
+            "model" => self.config.model.clone(),
+            "outcome" => outcome
+        )
+        .increment(1);
     }
 }

@@ -113,15 +113,104 @@ pub(crate) fn json_object(text: &str) -> Option<&str> {
     (end > start).then(|| &text[start..=end])
 }
 
+/// Why a model's answer cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidReason {
+    /// No text at all.
+    Empty,
+    /// Stopped at `max_tokens` (`finish_reason: length`).
+    CutOff,
+    /// No JSON object in it, or not well-formed JSON.
+    NotJson,
+    /// JSON, but not the schema's (a missing field, a wrong type, a bad value).
+    OffSchema,
+}
+
+impl InvalidReason {
+    /// The `reason` label of `engram_llm_invalid_answers_total`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Empty => "empty",
+            Self::CutOff => "cut_off",
+            Self::NotJson => "not_json",
+            Self::OffSchema => "off_schema",
+        }
+    }
+}
+
+/// An unusable answer: why, and in detail for the repair prompt (the
+/// detail may quote the answer, so it goes back to the model only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub reason: InvalidReason,
+    pub detail: String,
+}
+
+impl Invalid {
+    pub fn new(reason: InvalidReason, detail: impl Into<String>) -> Self {
+        Self {
+            reason,
+            detail: detail.into(),
+        }
+    }
+
+    /// What the model is told before its one repair attempt.
+    pub fn repair_prompt(&self, max_facts: usize) -> String {
+        match self.reason {
+            InvalidReason::CutOff => format!(
+                "That reply was cut off before it ended. Reply again with only the JSON object matching the schema, shorter: at most {max_facts} facts, short statements."
+            ),
+            InvalidReason::Empty => "That reply was empty. Reply with only the JSON object matching the schema ({\"facts\": []} when there is nothing to keep).".to_owned(),
+            _ => format!(
+                "That reply was not valid: {}. Reply again with only the corrected JSON object matching the schema.",
+                self.detail
+            ),
+        }
+    }
+
+    /// For the job's error and the log: what was wrong, without anything
+    /// quoted from the answer (which may quote the user).
+    pub fn public(&self, max_tokens: u32) -> String {
+        match self.reason {
+            InvalidReason::Empty => "the model's answer was empty".to_owned(),
+            InvalidReason::CutOff => format!(
+                "the model's answer was cut off at max_tokens ({max_tokens}) before it ended (raise ENGRAM_LLM_MAX_TOKENS)"
+            ),
+            InvalidReason::NotJson => "the model's answer was not a JSON object".to_owned(),
+            InvalidReason::OffSchema => format!(
+                "the model's answer did not match the schema: {}",
+                without_backticked(&engram_core::text::without_quoted(&self.detail))
+            ),
+        }
+    }
+}
+
+/// `text` with the inside of every `…` replaced by an ellipsis (serde
+/// names unknown fields and variants that way).
+fn without_backticked(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { "…" } else { part })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
 /// Parses and checks an answer. Errors say what was wrong, for the repair prompt.
 pub fn parse_facts(
     text: &str,
     messages: &[InputMessage],
     max_facts: usize,
-) -> Result<Vec<Candidate>, String> {
-    let body = json_object(text).ok_or_else(|| "no JSON object found".to_owned())?;
-    let answer: Answer =
-        serde_json::from_str(body).map_err(|e| format!("invalid JSON for the schema: {e}"))?;
+) -> Result<Vec<Candidate>, Invalid> {
+    let body = json_object(text)
+        .ok_or_else(|| Invalid::new(InvalidReason::NotJson, "no JSON object found"))?;
+    let answer: Answer = serde_json::from_str(body).map_err(|e| {
+        let reason = if e.is_data() {
+            InvalidReason::OffSchema
+        } else {
+            InvalidReason::NotJson
+        };
+        Invalid::new(reason, format!("invalid JSON for the schema: {e}"))
+    })?;
     let mut problems = Vec::new();
     let mut out = Vec::new();
     for (n, f) in answer.facts.into_iter().take(max_facts).enumerate() {
@@ -201,7 +290,7 @@ pub fn parse_facts(
         });
     }
     if !problems.is_empty() {
-        return Err(problems.join("; "));
+        return Err(Invalid::new(InvalidReason::OffSchema, problems.join("; ")));
     }
     Ok(out)
 }
@@ -232,7 +321,7 @@ mod tests {
                     "attribute": "location.current", "value": "Rome", "importance": 0.5, "confidence": 0.9,
                     "sensitivity": null, "valid_for_days": {days}, "stated": true, "message_index": 0}}]}}"#
             );
-            let facts = parse_facts(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e}"));
+            let facts = parse_facts(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
             let expires = facts[0].expires_at.unwrap_or_else(|| panic!("no expiry"));
             assert!(
                 engram_core::time::in_range(expires),

@@ -281,3 +281,113 @@ async fn output_is_bounded_and_time_comes_from_the_message() {
         Some("2026-12-04T23:59:59Z".parse().unwrap())
     );
 }
+
+fn cut_off(content: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "mock",
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": content}}]
+    }))
+}
+
+/// The last message of the `n`-th request: what the repair prompt said.
+fn repair_prompt(seen: &std::sync::Mutex<Vec<Value>>, n: usize) -> String {
+    let seen = seen.lock().unwrap();
+    let messages = seen[n]["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_answer_cut_off_at_max_tokens_is_repaired_shorter_or_ends_visibly() {
+    // Cut off, though what came before the cut parses: never taken as whole.
+    let partial = r#"{"facts": []}"#;
+    let (server, seen) = mock(vec![cut_off(partial), reply(GOOD)]).await;
+    let facts = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("I moved to Austin."))
+        .await
+        .unwrap();
+    assert_eq!(facts.len(), 1);
+    let prompt = repair_prompt(&seen, 1);
+    assert!(
+        prompt.contains("cut off") && prompt.contains("shorter"),
+        "{prompt}"
+    );
+
+    let truncated = &GOOD[..GOOD.len() / 2];
+    let (server, seen) = mock(vec![cut_off(truncated)]).await;
+    let err = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("I moved to Austin."))
+        .await
+        .unwrap_err();
+    let ExtractError::Output(m) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        m.contains("cut off at max_tokens (1500)") && m.contains("after one repair"),
+        "{m}"
+    );
+    assert!(m.contains("retry"), "{m}");
+    assert!(!m.contains("Austin"), "the error quotes nothing: {m}");
+    assert_eq!(seen.lock().unwrap().len(), 2, "one call and one repair");
+}
+
+#[tokio::test]
+async fn an_empty_answer_is_asked_again_then_ends_visibly() {
+    let (server, seen) = mock(vec![reply(""), reply(GOOD)]).await;
+    let facts = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("I moved to Austin."))
+        .await
+        .unwrap();
+    assert_eq!(facts.len(), 1);
+    assert!(repair_prompt(&seen, 1).contains("empty"));
+
+    // No content at all (null), twice.
+    let null = ResponseTemplate::new(200).set_body_json(json!({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "mock",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": null}}]
+    }));
+    let (server, _) = mock(vec![null]).await;
+    let err = extractor(&server, ResponseFormat::JsonObject)
+        .extract(&said("I moved to Austin."))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ExtractError::Output(m) if m.contains("answer was empty")),
+        "{err:?}"
+    );
+}
+
+/// Off-schema answers quote what the model wrote, and the model quotes the
+/// user: the repair prompt may show it, the job's error may not.
+#[tokio::test]
+async fn an_off_schema_answer_is_named_without_quoting_it() {
+    let secret = "hunter2-Tulpen4711";
+    for bad in [
+        format!(r#"{{"facts": [{{"statement": ["{secret}"], "attribute": "x", "value": "y"}}]}}"#),
+        format!(
+            r#"{{"facts": [{{"statement": "s", "attribute": "x", "value": "y", "kind": {{"{secret}": 1}}}}]}}"#
+        ),
+        format!(r#"{{"facts": "{secret}"}}"#),
+        format!(r#"{{"{secret}": []}}"#),
+        format!(
+            r#"{{"facts": [{{"statement": "{secret}", "attribute": "x", "value": "y", "action": "{secret}"}}]}}"#
+        ),
+    ] {
+        let (server, seen) = mock(vec![reply(&bad)]).await;
+        let err = extractor(&server, ResponseFormat::JsonObject)
+            .extract(&said(&format!("My password is {secret}")))
+            .await
+            .unwrap_err();
+        let ExtractError::Output(m) = &err else {
+            panic!("{bad}: {err:?}")
+        };
+        assert!(m.contains("after one repair"), "{bad}: {m}");
+        assert!(
+            !m.contains("hunter2") && !m.contains("Tulpen"),
+            "{bad}: {m}"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 2, "{bad}");
+    }
+}

@@ -349,6 +349,16 @@ pub struct LlmArgs {
     pub timeout_secs: u64,
     #[arg(id = "llm_response_format", long = "llm-response-format", env = "ENGRAM_LLM_RESPONSE_FORMAT", value_enum, default_value_t = LlmResponseFormat::Auto)]
     pub response_format: LlmResponseFormat,
+    /// The most tokens one extraction answer may take; an answer cut off
+    /// there is asked again, shorter, once, then the job fails saying so.
+    #[arg(
+        id = "llm_max_tokens",
+        long = "llm-max-tokens",
+        env = "ENGRAM_LLM_MAX_TOKENS",
+        default_value_t = 1500,
+        value_parser = clap::value_parser!(u32).range(64..=32768)
+    )]
+    pub max_tokens: u32,
     /// With no LLM, a message the rules cannot read (another language than
     /// English): keep it verbatim as an episodic memory when the screens
     /// pass, or skip it. The job's results say which, and why.
@@ -378,6 +388,7 @@ impl LlmArgs {
                 LlmResponseFormat::JsonSchema => engram_llm::ResponseFormat::JsonSchema,
                 LlmResponseFormat::JsonObject => engram_llm::ResponseFormat::JsonObject,
             },
+            max_tokens: self.max_tokens,
             ..Default::default()
         })
     }
@@ -741,6 +752,7 @@ mod tests {
             api_key: key.map(|k| Secret(k.into())),
             timeout_secs: 60,
             response_format: LlmResponseFormat::Auto,
+            max_tokens: 1500,
             unread_messages: UnreadMessagesArg::Keep,
         }
     }

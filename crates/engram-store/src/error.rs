@@ -15,6 +15,8 @@ pub enum ConflictKind {
     ImportCollision,
     /// Another consolidation run holds the cluster lock.
     ConsolidationBusy,
+    /// Only a failed job can be retried.
+    JobNotFailed,
 }
 
 impl ConflictKind {
@@ -27,6 +29,7 @@ impl ConflictKind {
             ConflictKind::NotRevertible => "not-revertible",
             ConflictKind::ImportCollision => "import-collision",
             ConflictKind::ConsolidationBusy => "consolidation-busy",
+            ConflictKind::JobNotFailed => "job-not-failed",
         }
     }
 }

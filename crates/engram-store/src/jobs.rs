@@ -21,6 +21,7 @@ use serde_json::Value;
 use sqlx::{Postgres, QueryBuilder};
 use uuid::Uuid;
 
+use crate::error::ConflictKind;
 use crate::memories::{insert_memories_in, InsertOutcome};
 use crate::ownership::refuse_foreign_sessions;
 use crate::{Store, StoreError};
@@ -489,7 +490,7 @@ impl Store {
     ) -> Result<Option<JobRow>, StoreError> {
         let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         let spent = sqlx::query(
-            "UPDATE jobs SET status = 'failed', payload = NULL, finished_at = now(), updated_at = now(),
+            "UPDATE jobs SET status = 'failed', finished_at = now(), updated_at = now(),
                     locked_by = NULL, locked_until = NULL,
                     last_error = 'the lease ran out on the last attempt (' || attempts::text || ' of '
                         || max_attempts::text || '): the worker stopped or hung while running it'
@@ -544,7 +545,10 @@ impl Store {
     }
 
     /// Records a failed attempt: retried after `retry_in_secs`, or failed for
-    /// good (payload cleared, error kept) once attempts reach the maximum.
+    /// good once attempts reach the maximum or at once when `give_up` (a
+    /// failure retrying will not mend, such as a model answer that stayed
+    /// unusable after its repair). A failed job keeps its payload, so
+    /// [`Store::retry_job`] can run it again once the cause is fixed.
     /// `None` when the job no longer exists (its user was erased meanwhile).
     pub async fn fail_job(
         &self,
@@ -552,14 +556,14 @@ impl Store {
         id: Uuid,
         error: &str,
         retry_in_secs: f64,
+        give_up: bool,
     ) -> Result<Option<JobStatus>, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
         let status: Option<String> = sqlx::query_scalar(
             "UPDATE jobs SET
-                status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+                status = CASE WHEN attempts >= max_attempts OR $6 THEN 'failed' ELSE 'queued' END,
                 run_at = now() + make_interval(secs => $4),
-                payload = CASE WHEN attempts >= max_attempts THEN NULL ELSE payload END,
-                finished_at = CASE WHEN attempts >= max_attempts THEN $5 END,
+                finished_at = CASE WHEN attempts >= max_attempts OR $6 THEN $5 END,
                 last_error = $3, locked_by = NULL, locked_until = NULL, updated_at = now()
              WHERE tenant_id = $1 AND id = $2
              RETURNING status",
@@ -570,10 +574,56 @@ impl Store {
         .bind(retry_in_secs)
         // A parameter: Citus refuses now() in a CASE.
         .bind(chrono::Utc::now())
+        .bind(give_up)
         .fetch_optional(&mut *tx)
         .await?;
         tx.commit().await?;
         Ok(status.map(|s| JobStatus::parse(&s).unwrap_or(JobStatus::Failed)))
+    }
+
+    /// Queues a failed job again with its attempts reset (`POST
+    /// /v1/jobs/{id}/retry`); its last error stays until the next attempt
+    /// ends. `NotFound` when there is no such job; `JobNotFailed` when it
+    /// is queued, running or done.
+    pub async fn retry_job(&self, tenant: Uuid, id: Uuid) -> Result<JobRow, StoreError> {
+        let mut tx = self.tenant_tx(tenant).await?;
+        let row: Option<JobRow> = sqlx::query_as(&format!(
+            "UPDATE jobs SET status = 'queued', attempts = 0, run_at = now(), finished_at = NULL,
+                    locked_by = NULL, locked_until = NULL, updated_at = now()
+             WHERE tenant_id = $1 AND id = $2 AND status = 'failed' AND payload IS NOT NULL
+             RETURNING {JOB_COLUMNS}"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            let status: Option<(String, bool)> = sqlx::query_as(
+                "SELECT status, payload IS NOT NULL FROM jobs WHERE tenant_id = $1 AND id = $2",
+            )
+            .bind(tenant)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            return Err(match status {
+                None => StoreError::NotFound,
+                Some((status, with_payload)) => StoreError::Conflict(
+                    ConflictKind::JobNotFailed,
+                    if status == "failed" && !with_payload {
+                        "it failed before failed jobs kept their input; add the messages again"
+                            .to_owned()
+                    } else {
+                        format!("it is {status}; only a failed job can be retried")
+                    },
+                ),
+            });
+        };
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(JOBS_CHANNEL)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(row)
     }
 
     /// Jobs waiting to run, and the age in seconds of the oldest.

@@ -191,17 +191,20 @@ pub async fn run_one(
     let abort = task.abort_handle();
     let attempt = match tokio::time::timeout(lease, task).await {
         Ok(Ok(Ok(results))) => Ok(results),
-        Ok(Ok(Err(e))) => Err(e.to_string()),
+        Ok(Ok(Err(e))) => Err((e.to_string(), e.is_permanent())),
         Ok(Err(e)) if e.is_panic() => {
             tracing::error!(job = %job.id, kind = %job.kind, "a job panicked");
-            Err(PANICKED.to_owned())
+            Err((PANICKED.to_owned(), false))
         }
-        Ok(Err(_)) => Err("the job was cancelled".to_owned()),
+        Ok(Err(_)) => Err(("the job was cancelled".to_owned(), false)),
         Err(_) => {
             abort.abort();
-            Err(format!(
-                "the job ran longer than its lease ({} s) and was abandoned",
-                lease.as_secs()
+            Err((
+                format!(
+                    "the job ran longer than its lease ({} s) and was abandoned",
+                    lease.as_secs()
+                ),
+                false,
             ))
         }
     };
@@ -214,11 +217,11 @@ pub async fn run_one(
             }
             "done"
         }
-        Err(error) => {
+        Err((error, give_up)) => {
             let retry = backoff(config, job.attempts);
             match handlers
                 .store
-                .fail_job(job.tenant_id, job.id, &error, retry.as_secs_f64())
+                .fail_job(job.tenant_id, job.id, &error, retry.as_secs_f64(), give_up)
                 .await?
             {
                 Some(status) => {

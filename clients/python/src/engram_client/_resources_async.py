@@ -154,6 +154,11 @@ class Jobs(_Group):
     async def get(self, id: str) -> m.Job:
         return await self._run(Call("GET", path("/v1/jobs/{id}", id=id), parse=_model(m.Job)))
 
+    async def retry(self, id: str) -> m.Job:
+        """Runs a failed job again from its first attempt, with the input it kept
+        (after fixing the model behind the failure); 409 if it has not failed."""
+        return await self._run(Call("POST", path("/v1/jobs/{id}/retry", id=id), json={}, parse=_model(m.Job)))
+
     async def list_page(self, *, user_id: Optional[str] = None, agent_id: Optional[str] = None,
                   session_id: Optional[str] = None, status: Optional[str] = None, kind: Optional[str] = None,
                   limit: Optional[int] = None, cursor: Optional[str] = None) -> m.JobPage:

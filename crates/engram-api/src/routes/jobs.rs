@@ -15,8 +15,29 @@ pub async fn get_job(
     Extension(caller): Extension<Caller>,
     IdPath(id): IdPath,
 ) -> Result<Json<JobOut>, ApiError> {
+    Ok(Json(visible_job(&state, &caller, id).await?.into()))
+}
+
+/// The job, if the caller may see it (a bound key: its user's only).
+async fn visible_job(
+    state: &AppState,
+    caller: &Caller,
+    id: uuid::Uuid,
+) -> Result<engram_store::JobRow, ApiError> {
     let job = state.store.get_job(caller.tenant_id, id).await?;
     caller.see(job.user_id.as_deref(), job.agent_id.as_deref())?;
+    Ok(job)
+}
+
+/// Runs a failed job again from its first attempt, with the input it kept
+/// (after the model or the endpoint behind the failure was fixed).
+pub async fn retry_job(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    IdPath(id): IdPath,
+) -> Result<Json<JobOut>, ApiError> {
+    visible_job(&state, &caller, id).await?;
+    let job = state.store.retry_job(caller.tenant_id, id).await?;
     Ok(Json(job.into()))
 }
 

@@ -363,3 +363,105 @@ async fn what_the_model_reads_is_checked_against_the_message(pool: PgPool) {
     );
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A model whose answers are cut off at max_tokens until `fixed` is set.
+struct CutOffUntilFixed(Arc<std::sync::atomic::AtomicBool>);
+
+impl Respond for CutOffUntilFixed {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        if self.0.load(std::sync::atomic::Ordering::SeqCst) {
+            return FakeModel.respond(req);
+        }
+        ResponseTemplate::new(200).set_body_json(json!({
+            "id": "x", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "finish_reason": "length",
+                         "message": {"role": "assistant", "content": "{\"facts\": [{\"statement\": \"User lives in Dal"}}]
+        }))
+    }
+}
+
+/// An unusable answer (here: cut off at max_tokens, also after the repair)
+/// fails the job at once and visibly, is counted, loses nothing: once the
+/// model is fixed, a retry of the job stores the fact.
+#[sqlx::test(migrations = false)]
+async fn an_unusable_answer_fails_the_job_visibly_and_a_retry_runs_it_again(pool: PgPool) {
+    let fixed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(CutOffUntilFixed(fixed.clone()))
+        .mount(&server)
+        .await;
+    let app = app_with_llm(pool, &server, ApiConfig::default()).await;
+    let job = queue_dallas(&app).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let failed = loop {
+        let j = app.get(&format!("/v1/jobs/{job}")).await.body;
+        if j["status"] == "failed" {
+            break j;
+        }
+        assert!(std::time::Instant::now() < deadline, "{j}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // Given up on the first attempt: the same model answers the same way.
+    assert_eq!(failed["attempts"], 1, "{failed}");
+    let error = failed["error"].as_str().unwrap();
+    assert!(
+        error.contains("cut off at max_tokens") && error.contains("after one repair"),
+        "{error}"
+    );
+    assert!(
+        !error.contains("Dallas") && !error.contains("Dal"),
+        "{error}"
+    );
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        2,
+        "a call and its repair"
+    );
+    assert!(live_contents(&app).await.is_empty());
+    let metrics = app.client.get(app.url("/metrics")).send().await.unwrap();
+    let metrics = metrics.text().await.unwrap();
+    for line in [
+        r#"engram_llm_answers_total{model="fake-1",outcome="unusable"}"#,
+        r#"engram_llm_invalid_answers_total{model="fake-1",reason="cut_off"}"#,
+    ] {
+        assert!(metrics.contains(line), "{line} in {metrics}");
+    }
+
+    let r = app
+        .post(
+            &format!("/v1/jobs/{}/retry", uuid::Uuid::now_v7()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+
+    // The model is fixed; the job kept its input and runs again.
+    fixed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let r = app.post(&format!("/v1/jobs/{job}/retry"), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["status"], "queued");
+    assert_eq!(r.body["attempts"], 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let j = app.get(&format!("/v1/jobs/{job}")).await.body;
+        if j["status"] == "done" {
+            assert_eq!(events(&j), ["ADD"], "{j}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{j}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(live_contents(&app).await, ["User lives in Dallas."]);
+    // A job that has not failed cannot be retried.
+    let r = app.post(&format!("/v1/jobs/{job}/retry"), json!({})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.body);
+    assert_eq!(r.body["type"], "urn:engram:problem:job-not-failed");
+}
+
+async fn live_contents(app: &TestApp) -> Vec<String> {
+    sqlx::query_scalar("SELECT content FROM memories WHERE deleted_at IS NULL ORDER BY created_at")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
+}

@@ -217,6 +217,61 @@ async fn every_response_matches_the_spec(pool: PgPool) {
     assert_eq!(queued.status, 202);
     let job_path = format!("/v1/jobs/{}", queued.body["job_id"].as_str().unwrap());
     call(&app, &mut c, Method::GET, &job_path, "/v1/jobs/{id}", None).await;
+    // Retry: 409 for a job that has not failed, 200 for a failed one (made
+    // so here while it is still queued, before a worker takes it).
+    let retry = "/v1/jobs/{id}/retry";
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        &format!("{job_path}/retry"),
+        retry,
+        Some(json!({})),
+    )
+    .await;
+    let mut failed = None;
+    for n in 0..20 {
+        let q = call(
+            &app,
+            &mut c,
+            Method::POST,
+            m,
+            m,
+            Some(json!({"user_id": "u", "text": format!("I live in Oslo {n}.")})),
+        )
+        .await;
+        let id: uuid::Uuid = q.body["job_id"].as_str().unwrap().parse().unwrap();
+        let flipped = sqlx::query("UPDATE jobs SET status = 'failed', last_error = 'x' WHERE id = $1 AND status = 'queued'")
+            .bind(id)
+            .execute(&app.pool)
+            .await
+            .unwrap()
+            .rows_affected();
+        if flipped == 1 {
+            failed = Some(id);
+            break;
+        }
+    }
+    let failed = failed.expect("a job flipped to failed before a worker took it");
+    let r = call(
+        &app,
+        &mut c,
+        Method::POST,
+        &format!("/v1/jobs/{failed}/retry"),
+        retry,
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    call(
+        &app,
+        &mut c,
+        Method::POST,
+        "/v1/jobs/00000000-0000-0000-0000-000000000009/retry",
+        retry,
+        Some(json!({})),
+    )
+    .await; // 404
     for q in ["", "?status=queued&kind=extract&limit=5", "?user_id=u"] {
         call(
             &app,

@@ -93,7 +93,10 @@ async fn a_lease_that_runs_out_on_the_last_attempt_fails_the_job(pool: PgPool) {
         .is_none());
     let row = store.get_job(DEFAULT_TENANT, id).await.unwrap();
     assert_eq!(row.status, JobStatus::Failed);
-    assert!(row.payload.is_none(), "a failed job keeps no messages");
+    assert!(
+        row.payload.is_some(),
+        "a failed job keeps its input for a retry"
+    );
     assert!(row.last_error.unwrap().contains("lease ran out"));
 }
 
@@ -111,7 +114,7 @@ async fn a_failure_is_retried_after_its_backoff_then_fails_for_good(pool: PgPool
         .unwrap()
         .unwrap();
     let status = store
-        .fail_job(DEFAULT_TENANT, id, "model down", 30.0)
+        .fail_job(DEFAULT_TENANT, id, "model down", 30.0, false)
         .await
         .unwrap();
     assert_eq!(status, Some(JobStatus::Queued));
@@ -133,25 +136,50 @@ async fn a_failure_is_retried_after_its_backoff_then_fails_for_good(pool: PgPool
         .unwrap();
     assert_eq!(again.attempts, 2);
     let status = store
-        .fail_job(DEFAULT_TENANT, id, "model down again", 0.0)
+        .fail_job(DEFAULT_TENANT, id, "model down again", 0.0, false)
         .await
         .unwrap();
     assert_eq!(status, Some(JobStatus::Failed));
     let row = store.get_job(DEFAULT_TENANT, id).await.unwrap();
     assert_eq!(row.last_error.as_deref(), Some("model down again"));
-    assert!(row.payload.is_none() && row.finished_at.is_some());
+    // Failed, it keeps its input: a retry runs it again from attempt 1.
+    assert!(row.payload.is_some() && row.finished_at.is_some());
     assert!(store
         .claim_job("a", 60.0, &JobKind::ALL)
         .await
         .unwrap()
         .is_none());
+    let retried = store.retry_job(DEFAULT_TENANT, id).await.unwrap();
+    assert_eq!((retried.status, retried.attempts), (JobStatus::Queued, 0));
+    assert!(matches!(
+        store.retry_job(DEFAULT_TENANT, id).await,
+        Err(engram_store::StoreError::Conflict(
+            engram_store::ConflictKind::JobNotFailed,
+            _
+        ))
+    ));
+    let again = store
+        .claim_job("a", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.attempts, 1);
+    // Given up at once: failed on its first attempt.
+    let status = store
+        .fail_job(DEFAULT_TENANT, id, "unusable answer", 30.0, true)
+        .await
+        .unwrap();
+    assert_eq!(status, Some(JobStatus::Failed));
     // A job deleted meanwhile (an erasure) reports that it is gone.
     sqlx::query("DELETE FROM jobs")
         .execute(store.pool())
         .await
         .unwrap();
     assert_eq!(
-        store.fail_job(DEFAULT_TENANT, id, "x", 0.0).await.unwrap(),
+        store
+            .fail_job(DEFAULT_TENANT, id, "x", 0.0, false)
+            .await
+            .unwrap(),
         None
     );
 }

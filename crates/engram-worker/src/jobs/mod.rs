@@ -66,6 +66,18 @@ pub enum JobError {
     Summarize(#[from] engram_context::SummarizeError),
 }
 
+impl JobError {
+    /// Retrying will not mend it: a model whose answer stayed unusable
+    /// after its repair answers the same way again (temperature 0). The
+    /// job fails at once, keeping its input for `POST /v1/jobs/{id}/retry`.
+    pub fn is_permanent(&self) -> bool {
+        matches!(
+            self,
+            JobError::Extract(engram_core::extract::ExtractError::Output(_)) | JobError::Payload(_)
+        )
+    }
+}
+
 /// What the handlers need: the store, the models, the clock and settings.
 pub struct JobHandlers {
     pub store: Store,
