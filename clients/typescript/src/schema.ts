@@ -1748,6 +1748,8 @@ export interface components {
                 extractor: string;
                 summarizer: string;
                 conflict_reviewer: string | null;
+                /** @description How the LLM is asked for JSON: "json_schema (probed at start)", "json_object with the schema as a grammar (probed at start: …)", a configured one, or auto when the probe failed; null with the rules. */
+                structured_output: string | null;
             };
             checks: {
                 database: string;

@@ -140,6 +140,8 @@ pub struct ModelsInfo {
     pub extractor: String,
     pub summarizer: String,
     pub conflict_reviewer: Option<String>,
+    /// How the LLM is asked for JSON (null with the rules).
+    pub structured_output: Option<String>,
 }
 
 impl Default for ModelsInfo {
@@ -148,6 +150,7 @@ impl Default for ModelsInfo {
             extractor: "rules".into(),
             summarizer: "extractive".into(),
             conflict_reviewer: None,
+            structured_output: None,
         }
     }
 }

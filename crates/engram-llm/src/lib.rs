@@ -135,6 +135,33 @@ impl LlmExtractor {
     }
 }
 
+/// What the endpoint takes, found by one tiny request at start: a strict
+/// `json_schema`, or (refused, as llama.cpp's server does) `json_object`
+/// with the schema as a grammar. `Err` when the endpoint could not be
+/// asked (down, a wrong key): the mode is then found on the first call.
+pub async fn probe_response_format(config: &LlmConfig) -> Result<ResponseFormat, String> {
+    let probe = LlmConfig {
+        timeout: config.timeout.min(Duration::from_secs(15)),
+        ..config.clone()
+    };
+    let client = http_client(&probe);
+    let schema = json!({"type": "object", "additionalProperties": false,
+                        "required": ["ok"], "properties": {"ok": {"type": "boolean"}}});
+    let request = json!({
+        "model": config.model,
+        "messages": [{"role": "user", "content": "Reply with the JSON object {\"ok\": true}."}],
+        "temperature": 0,
+        "max_tokens": 16,
+        "response_format": {"type": "json_schema", "json_schema": {"name": "probe", "strict": true, "schema": schema}},
+        "stream": false,
+    });
+    match completion(&client, "probe", request).await {
+        Ok(_) => Ok(ResponseFormat::JsonSchema),
+        Err(e) if refuses_format(&e) => Ok(ResponseFormat::JsonObject),
+        Err(e) => Err(engram_core::policy::without_url_credentials(&e.to_string())),
+    }
+}
+
 /// A chat client for the configured endpoint, with its timeouts.
 pub(crate) fn http_client(config: &LlmConfig) -> Client<OpenAIConfig> {
     let oc = OpenAIConfig::new()

@@ -138,6 +138,38 @@ async fn an_endpoint_that_refuses_json_schema_gets_json_object_with_the_schema_i
     // Later calls go straight to json_object.
     e.extract(&said("I moved to Austin.")).await.unwrap();
     assert_eq!(seen.lock().unwrap().len(), n_first + 1);
+
+    // The probe at start finds the same, in one tiny request.
+    let config = LlmConfig {
+        base_url: format!("{}/v1", server.uri()),
+        model: "mock".into(),
+        timeout: Duration::from_secs(2),
+        ..LlmConfig::default()
+    };
+    assert_eq!(
+        engram_llm::probe_response_format(&config).await,
+        Ok(ResponseFormat::JsonObject)
+    );
+    let last = seen.lock().unwrap().last().unwrap().clone();
+    assert_eq!(last["max_tokens"], 16);
+    assert_eq!(last["response_format"]["type"], "json_schema");
+    // An endpoint that takes json_schema is found to.
+    let (good, _) = mock(vec![reply(r#"{"ok": true}"#)]).await;
+    let config = LlmConfig {
+        base_url: format!("{}/v1", good.uri()),
+        ..config
+    };
+    assert_eq!(
+        engram_llm::probe_response_format(&config).await,
+        Ok(ResponseFormat::JsonSchema)
+    );
+    // One that cannot be reached is an error, with no credentials in it.
+    let down = LlmConfig {
+        base_url: "http://me:pa55@127.0.0.1:9/v1".into(),
+        ..config
+    };
+    let err = engram_llm::probe_response_format(&down).await.unwrap_err();
+    assert!(!err.contains("pa55"), "{err}");
 }
 
 #[tokio::test]

@@ -139,10 +139,49 @@ pub fn models_info(llm: &config::LlmArgs) -> engram_api::ModelsInfo {
                 extractor: model.clone(),
                 summarizer: model.clone(),
                 conflict_reviewer: Some(model),
+                structured_output: Some(
+                    match llm.response_format {
+                        config::LlmResponseFormat::Auto => {
+                            "auto: json_schema, then json_object with the schema if refused"
+                        }
+                        config::LlmResponseFormat::JsonSchema => "json_schema (configured)",
+                        config::LlmResponseFormat::JsonObject => {
+                            "json_object with the schema (configured)"
+                        }
+                    }
+                    .to_owned(),
+                ),
             }
         }
         None => engram_api::ModelsInfo::default(),
     }
+}
+
+/// With `ENGRAM_LLM_RESPONSE_FORMAT=auto`, asks the endpoint once which
+/// structured output it takes and pins it in `llm`; what was found, in
+/// words, for the log and `/readyz` (`None`: no LLM, or the format was
+/// configured).
+pub async fn probe_structured_output(llm: &mut config::LlmArgs) -> Option<String> {
+    if llm.response_format != config::LlmResponseFormat::Auto {
+        return None;
+    }
+    let llm_config = llm.llm_config()?;
+    let found = match engram_llm::probe_response_format(&llm_config).await {
+        Ok(engram_llm::ResponseFormat::JsonSchema) => {
+            llm.response_format = config::LlmResponseFormat::JsonSchema;
+            "json_schema (probed at start)".to_owned()
+        }
+        Ok(_) => {
+            llm.response_format = config::LlmResponseFormat::JsonObject;
+            "json_object with the schema as a grammar (probed at start: the endpoint refused json_schema)".to_owned()
+        }
+        Err(e) => format!(
+            "auto: json_schema, then json_object with the schema if refused (the probe at start failed: {})",
+            engram_core::text::without_quoted(&e)
+        ),
+    };
+    tracing::info!(structured_output = %found, "LLM structured output");
+    Some(found)
 }
 
 /// The extractor: an LLM when one is configured, built-in rules otherwise.

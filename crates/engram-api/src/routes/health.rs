@@ -42,6 +42,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<serde_js
             "extractor": state.config.models.extractor,
             "summarizer": state.config.models.summarizer,
             "conflict_reviewer": state.config.models.conflict_reviewer,
+            "structured_output": state.config.models.structured_output,
         },
     });
     (status, Json(body))

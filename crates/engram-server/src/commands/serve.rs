@@ -48,8 +48,13 @@ pub async fn run(cmd: ServeCommand) -> anyhow::Result<()> {
     let embedder = embedder(&embed)?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let reviewer = engram_server::conflict_reviewer(&llm);
+    let mut llm = llm;
+    let probed = engram_server::probe_structured_output(&mut llm).await;
     let mut api_config = args.api_config(&context);
     api_config.models = engram_server::models_info(&llm);
+    if probed.is_some() {
+        api_config.models.structured_output = probed;
+    }
     tracing::info!(extractor = %api_config.models.extractor, summarizer = %api_config.models.summarizer, "models");
     let (state, usage_task) = prepare(
         store.clone(),

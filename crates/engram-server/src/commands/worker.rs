@@ -41,6 +41,8 @@ pub async fn run(cmd: WorkerCommand) -> anyhow::Result<()> {
     } = cmd;
     let rules = rules.settings()?;
     tracing::info!(db = ?db, embed = ?embed, worker = ?worker, llm = ?llm, context = ?context, "effective configuration");
+    let mut llm = llm;
+    engram_server::probe_structured_output(&mut llm).await;
     let models = engram_server::models_info(&llm);
     tracing::info!(extractor = %models.extractor, summarizer = %models.summarizer, "models");
     let store = super::migrated(&db).await?;

@@ -797,3 +797,68 @@ async fn a_database_sqlx_migrated_is_finished_by_the_runner(pool: PgPool) {
     .unwrap();
     assert!(index.is_some());
 }
+
+/// With `ENGRAM_LLM_RESPONSE_FORMAT=auto`, the server asks the endpoint once
+/// at start which structured output it takes, and `/readyz` says what it found.
+#[sqlx::test(migrations = false)]
+async fn the_structured_output_probe_at_start_shows_in_readyz(pool: PgPool) {
+    struct RefusesSchema;
+    impl Respond for RefusesSchema {
+        fn respond(&self, req: &Request) -> ResponseTemplate {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            if body["response_format"]["type"] == "json_schema" {
+                return ResponseTemplate::new(400).set_body_json(
+                    json!({"error": {"message": "json_schema not supported", "type": "invalid_request_error"}}),
+                );
+            }
+            ResponseTemplate::new(200).set_body_json(json!({
+                "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "{\"facts\": []}"}}]
+            }))
+        }
+    }
+    let llm = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(RefusesSchema)
+        .mount(&llm)
+        .await;
+    let port = free_port();
+    let mut child = engram(&pool)
+        .arg("serve")
+        .env("ENGRAM_API_KEY", "key-probe")
+        .env("ENGRAM_BIND", format!("127.0.0.1:{port}"))
+        .env("ENGRAM_LLM_BASE_URL", format!("{}/v1", llm.uri()))
+        .env("ENGRAM_LLM_MODEL", "small-model")
+        .env("ENGRAM_WORKERS", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("engram starts");
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ready = loop {
+        if let Ok(r) = client
+            .get(format!("http://127.0.0.1:{port}/readyz"))
+            .send()
+            .await
+        {
+            if r.status() == 200 {
+                break r.json::<Value>().await.unwrap();
+            }
+        }
+        assert!(Instant::now() < deadline, "not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    wait_for_disconnect(&pool).await;
+    let shown = ready["models"]["structured_output"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        shown.starts_with("json_object") && shown.contains("probed at start"),
+        "{ready}"
+    );
+    let probes = llm.received_requests().await.unwrap();
+    assert!(!probes.is_empty(), "the endpoint was asked");
+}
