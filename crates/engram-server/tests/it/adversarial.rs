@@ -365,13 +365,13 @@ async fn a_job_whose_lease_ran_out_on_its_last_attempt_is_failed_not_claimed(poo
         j["error"].as_str().unwrap().contains("lease ran out"),
         "{j}"
     );
-    // Its payload (the messages) is gone, as for any finished job.
+    // It keeps its payload (the messages), so it can be retried.
     let payload: Option<Value> = sqlx::query_scalar("SELECT payload FROM jobs WHERE id = $1::uuid")
         .bind(&job)
         .fetch_one(&pool)
         .await
         .unwrap();
-    assert!(payload.is_none());
+    assert!(payload.is_some());
 }
 
 // ---- 2: consolidation survives bad rows ---------------------------------------

@@ -257,6 +257,12 @@ async fn a_bound_key_never_reaches_another_users_data(pool: PgPool) {
             None,
         ),
         (
+            Method::POST,
+            "/v1/jobs/{id}/retry",
+            format!("/v1/jobs/{bob_job}/retry"),
+            Some(json!({})),
+        ),
+        (
             Method::GET,
             "/v1/sessions/{session_id}",
             "/v1/sessions/bob-chat".to_owned(),

@@ -467,7 +467,10 @@ async fn a_job_that_keeps_failing_ends_failed_with_its_error(pool: PgPool) {
         .fetch_one(&pool)
         .await
         .unwrap();
-    assert!(payload.is_none(), "a failed job does not keep the messages");
+    assert!(
+        payload.is_some(),
+        "a failed job keeps the messages for a retry"
+    );
 }
 
 #[sqlx::test(migrations = false)]
