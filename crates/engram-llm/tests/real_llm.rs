@@ -1,5 +1,5 @@
 //! Against a real local OpenAI-compatible server (`make test-llm` starts
-//! llama-cpp-python with Gemma 3 270M). Checks the plumbing — request shape, the
+//! llama-cpp-python with Qwen2.5-Coder 0.5B Instruct). Checks the plumbing — request shape, the
 //! json_schema -> json_object fallback, parsing, bounds — never fact quality.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -26,7 +26,7 @@ async fn a_real_small_model_answers_in_the_schema() {
         std::env::var("ENGRAM_TEST_LLM_URL").expect("ENGRAM_TEST_LLM_URL (make test-llm sets it)");
     let e = LlmExtractor::new(LlmConfig {
         base_url: url,
-        model: "gemma".into(),
+        model: std::env::var("ENGRAM_TEST_LLM_MODEL").unwrap_or_else(|_| "local".into()),
         timeout: Duration::from_secs(120),
         response_format: ResponseFormat::Auto,
         max_facts: 3,
