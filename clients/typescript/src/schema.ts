@@ -1748,7 +1748,7 @@ export interface components {
                 extractor: string;
                 summarizer: string;
                 conflict_reviewer: string | null;
-                /** @description How the LLM is asked for JSON: "json_schema (probed at start)", "json_object with the schema as a grammar (probed at start: …)", a configured one, or auto when the probe failed; null with the rules. */
+                /** @description How the LLM is asked for JSON: "json_schema (probed at start; json_object with the schema if a call is refused)", "json_object with the schema as a grammar (probed at start: …)", a configured one, or auto when the probe failed; null with the rules. */
                 structured_output: string | null;
             };
             checks: {

@@ -158,7 +158,8 @@ pub fn models_info(llm: &config::LlmArgs) -> engram_api::ModelsInfo {
 }
 
 /// With `ENGRAM_LLM_RESPONSE_FORMAT=auto`, asks the endpoint once which
-/// structured output it takes and pins it in `llm`; what was found, in
+/// structured output it takes, and pins json_object in `llm` when it
+/// refuses json_schema; what was found, in
 /// words, for the log and `/readyz` (`None`: no LLM, or the format was
 /// configured).
 pub async fn probe_structured_output(llm: &mut config::LlmArgs) -> Option<String> {
@@ -167,9 +168,11 @@ pub async fn probe_structured_output(llm: &mut config::LlmArgs) -> Option<String
     }
     let llm_config = llm.llm_config()?;
     let found = match engram_llm::probe_response_format(&llm_config).await {
+        // Not pinned: an endpoint may take the probe's tiny schema and still
+        // refuse the extraction's, and auto then falls back per call.
         Ok(engram_llm::ResponseFormat::JsonSchema) => {
-            llm.response_format = config::LlmResponseFormat::JsonSchema;
-            "json_schema (probed at start)".to_owned()
+            "json_schema (probed at start; json_object with the schema if a call is refused)"
+                .to_owned()
         }
         Ok(_) => {
             llm.response_format = config::LlmResponseFormat::JsonObject;
