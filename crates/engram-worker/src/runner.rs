@@ -152,6 +152,13 @@ const CONSOLIDATION_LEASE: Duration = Duration::from_secs(6 * 3600);
 const PANICKED: &str =
     "the job panicked (a bug in Engram; the server log says where); it is retried, then failed";
 
+/// How long the database holds a job for a worker whose attempts end at
+/// `lease`: a little longer, so that the worker records how its attempt
+/// ended before anyone else may take the job or fail it as abandoned.
+fn held_for(lease: Duration) -> Duration {
+    lease + (lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(30))
+}
+
 /// Claims and runs one job of `kinds`; false when none was due.
 ///
 /// The job runs in a task of its own, so a panic is that job's failure (its
@@ -166,7 +173,7 @@ pub async fn run_one(
 ) -> Result<bool, engram_store::StoreError> {
     let Some(job) = handlers
         .store
-        .claim_job(name, config.lease.as_secs_f64(), kinds)
+        .claim_job(name, held_for(config.lease).as_secs_f64(), kinds)
         .await?
     else {
         return Ok(false);
@@ -178,7 +185,7 @@ pub async fn run_one(
         let lease = config.lease.max(CONSOLIDATION_LEASE);
         handlers
             .store
-            .extend_lease(job.id, lease.as_secs_f64())
+            .extend_lease(job.id, held_for(lease).as_secs_f64())
             .await?;
         lease
     } else {
@@ -252,6 +259,16 @@ pub async fn run_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_database_holds_a_job_past_its_workers_deadline() {
+        for ms in [100, 600, 30_000, 3_600_000] {
+            let lease = Duration::from_millis(ms);
+            let grace = held_for(lease) - lease;
+            assert!(grace >= Duration::from_millis(250), "{ms}");
+            assert!(grace <= Duration::from_secs(30), "{ms}");
+        }
+    }
 
     #[test]
     fn backoff_doubles_and_is_capped() {
