@@ -416,10 +416,29 @@ pub struct WorkerArgs {
 }
 
 impl WorkerArgs {
-    pub fn worker_config(&self) -> engram_worker::WorkerConfig {
+    /// The lease is at least what one extraction may spend with `llm`: an
+    /// answer and its repair, each up to the LLM timeout, and half a minute
+    /// for embedding and writing. A shorter one would abandon (and re-run)
+    /// every job whose model is slow but within its timeout.
+    pub fn lease_secs(&self, llm: &LlmArgs) -> u64 {
+        match llm.llm_config() {
+            Some(_) => self.lease_secs.max(2 * llm.timeout_secs.max(1) + 30),
+            None => self.lease_secs,
+        }
+    }
+
+    pub fn worker_config(&self, llm: &LlmArgs) -> engram_worker::WorkerConfig {
+        let lease_secs = self.lease_secs(llm);
+        if lease_secs != self.lease_secs {
+            tracing::info!(
+                configured = self.lease_secs,
+                lease = lease_secs,
+                "job lease raised to cover an answer and its repair at ENGRAM_LLM_TIMEOUT_SECS"
+            );
+        }
         engram_worker::WorkerConfig {
             workers: self.workers,
-            lease: std::time::Duration::from_secs(self.lease_secs),
+            lease: std::time::Duration::from_secs(lease_secs),
             backoff_base: std::time::Duration::from_secs_f64(self.backoff_secs.max(0.0)),
             ..Default::default()
         }
@@ -755,6 +774,29 @@ mod tests {
             max_tokens: 1500,
             unread_messages: UnreadMessagesArg::Keep,
         }
+    }
+
+    #[test]
+    fn the_lease_covers_an_answer_and_its_repair() {
+        let worker = WorkerArgs {
+            workers: 1,
+            lease_secs: 120,
+            backoff_secs: 2.0,
+        };
+        // Rules: the configured lease.
+        assert_eq!(worker.lease_secs(&llm(None, None)), 120);
+        // 60 s calls: two of them and the writes do not fit in 120 s.
+        assert_eq!(worker.lease_secs(&llm(Some("http://h/v1"), None)), 150);
+        let slow = LlmArgs {
+            timeout_secs: 300,
+            ..llm(Some("http://h/v1"), None)
+        };
+        assert_eq!(worker.lease_secs(&slow), 630);
+        let long = WorkerArgs {
+            lease_secs: 900,
+            ..worker
+        };
+        assert_eq!(long.lease_secs(&slow), 900);
     }
 
     #[test]

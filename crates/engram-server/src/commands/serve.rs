@@ -74,7 +74,7 @@ pub async fn run(cmd: ServeCommand) -> anyhow::Result<()> {
             rules,
             clock.clone(),
         ),
-        worker.worker_config(),
+        worker.worker_config(&llm),
         stopped.clone(),
     );
     if let Some(schedule) = schedule {

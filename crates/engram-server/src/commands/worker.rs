@@ -64,7 +64,7 @@ pub async fn run(cmd: WorkerCommand) -> anyhow::Result<()> {
             rules,
             Arc::new(SystemClock),
         ),
-        worker.worker_config(),
+        worker.worker_config(&llm),
         stopped,
     );
     tracing::info!(workers = worker.workers, metrics = ?metrics_bind, "engram worker is running");
