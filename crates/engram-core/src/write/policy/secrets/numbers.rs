@@ -94,9 +94,15 @@ pub(super) fn find(text: &str) -> Vec<Found> {
     for (pattern, check, kind) in LETTERED.iter() {
         for m in pattern.find_iter(text) {
             if check(m.as_str()) {
+                // The IBAN pattern runs on into the words after it ("… 00
+                // and I work at Bosch"): only the IBAN itself is the secret.
+                let len = match *kind == BANK {
+                    true => iban_in(m.as_str()).unwrap_or(m.len()),
+                    false => m.len(),
+                };
                 out.push(Found {
                     kind,
-                    range: m.range(),
+                    range: m.start()..m.start() + len,
                 });
             }
         }
@@ -777,6 +783,11 @@ mod tests {
         assert_eq!(kinds("BSN 111222333"), [ID]);
         assert!(kinds("call 111222333").is_empty());
         assert_eq!(kinds("IBAN DE89-3704-0044-0532-0130-00"), [BANK]);
+        // Only the IBAN is redacted, not the words that follow it.
+        let (redacted, _) =
+            crate::policy::redact("My IBAN is DE89 3704 0044 0532 0130 00 and I work at Bosch.");
+        assert!(redacted.ends_with("] and I work at Bosch."), "{redacted}");
+        assert!(!redacted.contains("0532"), "{redacted}");
     }
 
     #[test]
