@@ -97,13 +97,18 @@ impl LlmExtractor {
         }
     }
 
-    async fn complete(&self, messages: &[Value], schema: bool) -> Result<Completion, OpenAIError> {
+    async fn complete(
+        &self,
+        messages: &[Value],
+        schema: bool,
+        max_items: usize,
+    ) -> Result<Completion, OpenAIError> {
         let response_format = if schema {
-            json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(self.config.max_facts)}})
+            json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(max_items)}})
         } else {
             // `schema` beside json_object is how llama.cpp's server takes a
             // grammar; servers that do not know it ignore it.
-            json!({"type": "json_object", "schema": output_schema(self.config.max_facts)})
+            json!({"type": "json_object", "schema": output_schema(max_items)})
         };
         let request = json!({
             "model": self.config.model,
@@ -117,9 +122,13 @@ impl LlmExtractor {
     }
 
     /// One completion, falling back from json_schema to json_object once.
-    async fn complete_with_fallback(&self, messages: &[Value]) -> Result<Completion, ExtractError> {
+    async fn complete_with_fallback(
+        &self,
+        messages: &[Value],
+        max_items: usize,
+    ) -> Result<Completion, ExtractError> {
         let schema = self.use_schema();
-        match self.complete(messages, schema).await {
+        match self.complete(messages, schema, max_items).await {
             Ok(text) => Ok(text),
             Err(e)
                 if schema
@@ -128,7 +137,9 @@ impl LlmExtractor {
             {
                 tracing::warn!(error = %e, "the LLM endpoint refused json_schema; using json_object from now on");
                 self.schema_refused.store(true, Ordering::Relaxed);
-                self.complete(messages, false).await.map_err(service_error)
+                self.complete(messages, false, max_items)
+                    .await
+                    .map_err(service_error)
             }
             Err(e) => Err(service_error(e)),
         }
@@ -245,6 +256,19 @@ fn service_error(e: OpenAIError) -> ExtractError {
     ExtractError::Service(engram_core::policy::without_url_credentials(&e.to_string()))
 }
 
+/// The most facts an answer about `messages` may hold: two per clause,
+/// and two more, within `max_facts`. The schema's `maxItems` (a grammar on
+/// llama.cpp) then ends the answer of a small model that repeats itself,
+/// which would otherwise run to `max_tokens` and be cut off.
+fn answer_bound(messages: &[InputMessage], max_facts: usize) -> usize {
+    let clauses: usize = messages
+        .iter()
+        .flat_map(|m| engram_core::extract::sentences(&m.content))
+        .map(|s| engram_core::extract::clauses(s).len())
+        .sum();
+    (2 * clauses + 2).clamp(1, max_facts.max(1))
+}
+
 fn render(messages: &[InputMessage]) -> String {
     let mut out = String::from("Messages:\n");
     for (i, m) in messages.iter().enumerate() {
@@ -276,6 +300,17 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
+        let facts = self.model_facts(messages).await?;
+        Ok(engram_core::extract::with_rules(
+            facts,
+            engram_core::extract::RulesExtractor.extract_sync(messages),
+        ))
+    }
+}
+
+impl LlmExtractor {
+    /// The model's facts: its answer, or its one repair, checked.
+    async fn model_facts(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
         if messages.iter().all(|m| m.content.trim().is_empty()) {
             return Ok(Vec::new());
         }
@@ -283,7 +318,8 @@ impl Extractor for LlmExtractor {
             json!({"role": "system", "content": self.system_prompt()}),
             json!({"role": "user", "content": render(messages)}),
         ];
-        let first = self.complete_with_fallback(&chat).await?;
+        let max_items = answer_bound(messages, self.config.max_facts);
+        let first = self.complete_with_fallback(&chat, max_items).await?;
         let invalid = match self.check(&first, messages) {
             Ok(facts) => {
                 self.count_answer("valid");
@@ -298,7 +334,7 @@ impl Extractor for LlmExtractor {
         );
         chat.push(json!({"role": "assistant", "content": first.text}));
         chat.push(json!({"role": "user", "content": invalid.repair_prompt(self.config.max_facts)}));
-        let second = self.complete_with_fallback(&chat).await?;
+        let second = self.complete_with_fallback(&chat, max_items).await?;
         match self.check(&second, messages) {
             Ok(facts) => {
                 self.count_answer("repaired");
@@ -315,9 +351,7 @@ impl Extractor for LlmExtractor {
             }
         }
     }
-}
 
-impl LlmExtractor {
     /// An answer's facts, or what makes it unusable (counted by reason).
     fn check(
         &self,
@@ -352,5 +386,37 @@ impl LlmExtractor {
             "outcome" => outcome
         )
         .increment(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engram_core::extract::Role;
+
+    fn said(texts: &[&str]) -> Vec<InputMessage> {
+        texts
+            .iter()
+            .map(|t| InputMessage {
+                role: Role::User,
+                content: (*t).into(),
+                created_at: chrono::Utc::now(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_answer_may_hold_a_few_facts_per_clause_within_the_cap() {
+        let one = answer_bound(&said(&["Can you recommend a good Rust book?"]), 20);
+        assert!((2..=4).contains(&one), "{one}");
+        let many = answer_bound(
+            &said(&["I'm Priya, I live in Pune, work at Infosys and have a cat named Biscuit."]),
+            20,
+        );
+        assert!(many >= 6, "{many}");
+        assert_eq!(answer_bound(&said(&[""]), 20), 2);
+        let long = "I live in Oslo. ".repeat(50);
+        assert_eq!(answer_bound(&said(&[&long]), 20), 20);
+        assert_eq!(answer_bound(&said(&["x"]), 0), 1);
     }
 }

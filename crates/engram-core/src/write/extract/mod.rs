@@ -1,6 +1,7 @@
 //! Fact extraction: turning what a user said into candidate facts. Every
 //! extractor (LLM or rules) produces the same [`Candidate`] structure.
 
+pub mod combine;
 pub mod rules;
 
 use async_trait::async_trait;
@@ -10,6 +11,7 @@ pub use crate::model::candidate::{
 };
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};
+pub use combine::with_rules;
 pub use rules::RulesExtractor;
 
 #[derive(Debug, thiserror::Error)]
