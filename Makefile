@@ -3,7 +3,7 @@
 # private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
 SHELL := /bin/bash
 
-.PHONY: run test test-llm test-citus test-docker env lint
+.PHONY: run test test-llm test-citus test-docker env lint bench-extraction
 
 ## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
 run: env
@@ -13,9 +13,13 @@ run: env
 test: env
 	@scripts/test.sh
 
-## Extraction against a real local LLM server (llama-cpp-python + Gemma 3 270M); CI runs it last.
+## Extraction against a real local LLM server (llama-cpp-python + Qwen2.5-Coder 0.5B Instruct); CI runs it last.
 test-llm: env
 	@scripts/test-llm.sh
+
+## Extraction quality against Mem0 on the same local models (docs/BENCHMARKS.md); not in CI: about 1.5 h.
+bench-extraction: env
+	@scripts/bench-extraction.sh
 
 ## Engram on a 3-node Citus cluster built from ../shared/vendor (installs the Python client it uses).
 test-citus: env

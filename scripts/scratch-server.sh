@@ -3,7 +3,8 @@
 # debug binary on a scratch database of the private Postgres and a free
 # loopback port, exports SCRATCH_URL and SCRATCH_KEY, and drops both when the
 # calling script exits. One server per database: nothing else claims its jobs.
-# Usage: . scripts/scratch-server.sh NAME [ENV=VALUE ...]
+# Usage: . scripts/scratch-server.sh; scratch_server NAME [ENV=VALUE ...]
+# (SCRATCH_BIN: another binary, e.g. the release build for a benchmark)
 
 scratch_server() {
   local name="$1"; shift
@@ -17,7 +18,7 @@ scratch_server() {
   env ENGRAM_DATABASE_URL="${ENGRAM_TEST_DATABASE_URL%/*}/$SCRATCH_DB" ENGRAM_API_KEY="$SCRATCH_KEY" \
     ENGRAM_BIND="127.0.0.1:$port" ENGRAM_RATE_LIMIT_PER_SECOND=0 \
     ENGRAM_CONSOLIDATION_SCHEDULE=off RUST_LOG=warn "$@" \
-    "$ROOT/target/debug/engram" serve >"$DATA/$name-server.log" 2>&1 &
+    "${SCRATCH_BIN:-$ROOT/target/debug/engram}" serve >"$DATA/$name-server.log" 2>&1 &
   SCRATCH_PID=$!
   trap scratch_cleanup EXIT
   for _ in $(seq 1 150); do

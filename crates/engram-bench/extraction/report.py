@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The table of `run.py` results, one row per system, for each half:
+
+  report.py RESULT.json ... [--misses]   (rows in the order given)
+
+recall: expected facts found live / expected; precision: memories the
+message created that hold an expected value (and no forbidden one) /
+memories it created; false: forbidden values live after a question,
+hypothetical, other person's fact or instruction; stale: old values live
+after an update, correction, retraction or forget request; secrets: cases
+whose secret is in a stored memory; unusable: model answers the system could
+not use as they came (Engram repairs once, Mem0 drops them) / answers;
+failed: messages whose extraction ended in an error; s/msg: median seconds
+from sending the message to its extraction's end.
+"""
+
+import json
+import statistics
+import sys
+
+
+def row(label, cases):
+    total = lambda k: sum(c[k] for c in cases)  # noqa: E731
+    expected, stored = total("expected"), total("stored")
+    answers = total("answers")
+    return (
+        f"| {label} | {total('found')}/{expected} = {total('found') / max(expected, 1):.2f} "
+        f"| {total('right')}/{stored} = {total('right') / max(stored, 1):.2f} "
+        f"| {total('false')} | {total('stale')} | {total('secret')} "
+        f"| {total('invalid')}/{answers} | {total('failed')} "
+        f"| {statistics.median(c['seconds'] for c in cases):.1f} |"
+    )
+
+
+def main():
+    paths = [p for p in sys.argv[1:] if not p.startswith("--")]
+    runs = [json.load(open(p)) for p in paths]
+    for half in ("dev", "report"):
+        if not any(c["half"] == half for r in runs for c in r["cases"]):
+            continue
+        print(f"\n{'Development' if half == 'dev' else 'Report'} half\n")
+        print("| system | recall | precision | false | stale | secrets | unusable | failed | s/msg |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r in runs:
+            cases = [c for c in r["cases"] if c["half"] == half]
+            if cases:
+                print(row(r["label"], cases))
+    if "--misses" in sys.argv:
+        for r in runs:
+            print(f"\n## {r['label']}")
+            for c in r["cases"]:
+                if c["found"] < c["expected"] or c["false"] or c["stale"] or c["secret"] \
+                        or c["right"] < c["stored"]:
+                    print(f"- {c['id']} ({c['half']}): {c['memories']}")
+
+
+if __name__ == "__main__":
+    main()
