@@ -27,7 +27,7 @@ def row(label, cases):
         f"| {label} | {total('found')}/{expected} = {total('found') / max(expected, 1):.2f} "
         f"| {total('right')}/{stored} = {total('right') / max(stored, 1):.2f} "
         f"| {total('false')} | {total('stale')} | {total('secret')} "
-        f"| {total('invalid')}/{answers} | {total('failed')} "
+        f"| {int(total('invalid'))}/{int(answers)} | {total('failed')} "
         f"| {statistics.median(c['seconds'] for c in cases):.1f} |"
     )
 

@@ -300,7 +300,7 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
-        let facts = self.model_facts(messages).await?;
+        let facts = engram_core::extract::as_said(self.model_facts(messages).await?, messages);
         Ok(engram_core::extract::with_rules(
             facts,
             engram_core::extract::RulesExtractor.extract_sync(messages),

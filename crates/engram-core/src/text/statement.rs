@@ -421,6 +421,40 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
     (!plain).then_some("nothing in the message is a plain statement")
 }
 
+/// Whether an English message plainly asserts `value` as the user's own:
+/// the first clause holding it is the user's statement ("I", "my", "we"),
+/// with no denial or change before the value ("not", "quit", "sold", "used
+/// to", "no longer") and no "any more" after it. A model that calls such a
+/// fact a retraction ("Sorry, I meant Graz, not Salzburg" → retract Graz)
+/// misread it; what follows "not" ("not Salzburg") is not asserted.
+pub fn asserts_plainly(message: &str, value: &str) -> bool {
+    static FIRST_PERSON: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|my|me|we|we're|our)\b"));
+    static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:not|never|no|nor|quit|quitting|stopped|stop|gave\s+up|give\s+up|sold|left|leaving|moved\s+(?:out|away|from)|used\s+to|former(?:ly)?|ex|divorced|broke\s+up|retired|longer|without)\b|n't\b",
+        )
+    });
+    static AFTER: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:any\s?more|any\s+longer|no\s+more)\b"));
+    let needle = value.trim().to_lowercase();
+    if needle.is_empty() {
+        return false;
+    }
+    for sentence in super::sentences(message) {
+        for clause in super::clauses(sentence) {
+            let Some(at) = clause.to_lowercase().find(&needle) else {
+                continue;
+            };
+            return stance(sentence, clause, at) == Stance::Own
+                && FIRST_PERSON.is_match(clause)
+                && !CHANGE.is_match(clause.get(..at).unwrap_or(""))
+                && !AFTER.is_match(clause.get(at..).unwrap_or(""));
+        }
+    }
+    false
+}
+
 /// Negation before a value in its clause.
 static NEGATION: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:not|never|no\s+longer|false|untrue)\b|n't\b"));
@@ -428,6 +462,34 @@ static NEGATION: LazyLock<Regex> =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_assertions_are_told_from_retractions() {
+        for (message, value) in [
+            ("Sorry, I meant Graz, not Salzburg.", "Graz"),
+            (
+                "I said I was vegan earlier, but I'm vegetarian actually.",
+                "vegetarian",
+            ),
+            ("I've been learning Japanese for two years.", "Japanese"),
+        ] {
+            assert!(asserts_plainly(message, value), "{message}");
+        }
+        for (message, value) in [
+            ("Sorry, I meant Graz, not Salzburg.", "Salzburg"),
+            ("I quit smoking last year.", "smoking"),
+            ("I don't work at Initech any more.", "Initech"),
+            ("I'm no longer vegetarian.", "vegetarian"),
+            ("We sold the boat.", "boat"),
+            ("I work at Initech no more.", "Initech"),
+            ("Should I move to Vienna?", "Vienna"),
+            ("Ich arbeite nicht mehr bei Siemens.", "Siemens"),
+            ("I live in Oslo.", "Berlin"),
+            ("I live in Oslo.", ""),
+        ] {
+            assert!(!asserts_plainly(message, value), "{message} / {value}");
+        }
+    }
 
     fn of(sentence: &str, clause: &str, at_word: &str) -> Stance {
         let c = sentence

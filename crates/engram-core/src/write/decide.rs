@@ -148,9 +148,14 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
         .iter()
         .filter(|k| {
             k.subject.as_deref() == Some(&candidate.subject)
-                && k.attribute
-                    .as_deref()
-                    .is_some_and(|a| under(a, &candidate.attribute))
+                && k.attribute.as_deref().is_some_and(|a| {
+                    under(a, &candidate.attribute)
+                        // A forget request reaches the fact it names under a
+                        // broader key too ("my sister's name" is
+                        // `family.sister.name`; a model kept `family.sister`),
+                        // but not under a one-word family of keys.
+                        || (forget && a.contains('.') && under(&candidate.attribute, a))
+                })
                 && (candidate.value.is_empty()
                     || k.value
                         .as_deref()
@@ -342,6 +347,33 @@ mod tests {
             source_type: SourceType::UserStated,
             similarity,
         }
+    }
+
+    #[test]
+    fn a_forget_request_reaches_its_fact_under_a_broader_key_but_not_a_family() {
+        let sister = known(
+            "family.sister",
+            "Clara",
+            "User's sister is named Clara.",
+            0.5,
+        );
+        let family = known("family", "2 kids", "User has two kids.", 0.5);
+        let mut request = cand("family.sister.name", "", "my sister's name");
+        request.action = crate::extract::FactAction::Forget;
+        match decide(
+            &request,
+            &[sister.clone(), family],
+            &DecideParams::default(),
+        ) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [sister.id]),
+            other => panic!("{other:?}"),
+        }
+        // A retraction stays with the key it names.
+        request.action = crate::extract::FactAction::Retract;
+        assert!(matches!(
+            decide(&request, &[sister], &DecideParams::default()),
+            Decision::Ignore { .. }
+        ));
     }
 
     #[test]

@@ -5,7 +5,23 @@
 //! candidate the model has nothing on, and no retraction of what the same
 //! answer asserts. Pure, so it is tested here and used by every model.
 
-use super::{Candidate, FactAction};
+use super::{Candidate, FactAction, InputMessage};
+use crate::text::statement::asserts_plainly;
+
+/// A model's retractions that its message plainly asserts, read as the
+/// assertions they are: small models copy a retraction from their prompt's
+/// example onto "Sorry, I meant Graz, not Salzburg" (Graz).
+pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Candidate> {
+    for c in &mut model {
+        let said = messages
+            .get(c.message_index)
+            .map_or("", |m| m.content.as_str());
+        if c.action == FactAction::Retract && asserts_plainly(said, &c.value) {
+            c.action = FactAction::Assert;
+        }
+    }
+    model
+}
 
 /// Whether two candidates are about the same fact: the same attribute
 /// (and value, when both name one), or the same value under another key.
@@ -146,6 +162,29 @@ mod tests {
             candidate("location.city", "Oslo", FactAction::Assert),
         ];
         assert_eq!(with_rules(model, Vec::new()).len(), 2);
+    }
+
+    #[test]
+    fn a_retraction_of_what_the_message_asserts_is_an_assertion() {
+        let said = |t: &str| {
+            vec![InputMessage {
+                role: Role::User,
+                content: t.into(),
+                created_at: chrono::Utc::now(),
+            }]
+        };
+        let model = vec![
+            candidate("location.city", "Graz", FactAction::Retract),
+            candidate("location.city", "Salzburg", FactAction::Retract),
+        ];
+        let read = as_said(model, &said("Sorry, I meant Graz, not Salzburg."));
+        let actions: Vec<_> = read.iter().map(|c| c.action).collect();
+        assert_eq!(actions, [FactAction::Assert, FactAction::Retract]);
+        let quit = as_said(
+            vec![candidate("habit", "smoking", FactAction::Retract)],
+            &said("I quit smoking last year."),
+        );
+        assert_eq!(quit[0].action, FactAction::Retract);
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub use crate::model::candidate::{
 };
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};
-pub use combine::with_rules;
+pub use combine::{as_said, with_rules};
 pub use rules::RulesExtractor;
 
 #[derive(Debug, thiserror::Error)]
