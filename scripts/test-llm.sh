@@ -12,10 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
 # shellcheck disable=SC1091
 source "$DATA/env"
-LLM="$DATA/llm"
-VENV="$LLM/venv"
 PORT="${ENGRAM_TEST_LLM_PORT:-8431}"
-mkdir -p "$LLM"
 # shellcheck source=scripts/llm-models.sh
 source "$ROOT/scripts/llm-models.sh"
 ensure_llama_server

@@ -1167,6 +1167,11 @@ static COMMAND_LINE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             r"(?i)\b(?:x-api-key|x-auth-token|x-access-token|api-key|private-token)\s*:\s*(?P<v>[^\s,;]+)",
         ),
         re(r"(?i)\b(?:cookie|set-cookie)\s*:\s*(?P<v>[^\s;]+=[^\s;]+)"),
+        // A login given as a pair: "Login for the NAS: admin / Tr0ub4dor&3",
+        // "credentials: root:hunter22" (the second half is the password).
+        re(
+            r"(?i)\b(?:login|log-in|logon|sign[- ]?in|credentials?|creds)\b[^\n.]{0,40}?[:=]\s*[\w.@+\-]{1,64}\s*(?:/|:|\|)\s*(?P<v>[^\s/]\S{3,})",
+        ),
     ]
 });
 
@@ -1302,6 +1307,26 @@ mod tests {
         found.sort();
         found.dedup();
         found
+    }
+
+    #[test]
+    fn a_login_given_as_a_pair_loses_its_password() {
+        for (text, value) in [
+            (
+                "Login for the NAS: admin / Tr0ub4dor&3. I use Synology.",
+                "Tr0ub4dor&3",
+            ),
+            ("credentials: root:hunter22", "hunter22"),
+            ("Sign-in for the router = admin | Xq9-vv7z", "Xq9-vv7z"),
+        ] {
+            assert_eq!(values(text), [value], "{text}");
+        }
+        for text in [
+            "I log in at 9: then I check mail.",
+            "Login page: https://example.com",
+        ] {
+            assert!(values(text).is_empty(), "{text}: {:?}", values(text));
+        }
     }
 
     #[test]
