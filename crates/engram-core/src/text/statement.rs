@@ -422,14 +422,15 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
 }
 
 /// Whether an English message plainly asserts `value` as the user's own:
-/// the first clause holding it is the user's statement ("I", "my", "we"),
+/// the first clause holding it is the user's statement ("I", "we": "my
+/// brother lives in Denver" is the brother's),
 /// with no denial or change before the value ("not", "quit", "sold", "used
 /// to", "no longer") and no "any more" after it. A model that calls such a
 /// fact a retraction ("Sorry, I meant Graz, not Salzburg" → retract Graz)
 /// misread it; what follows "not" ("not Salzburg") is not asserted.
 pub fn asserts_plainly(message: &str, value: &str) -> bool {
     static FIRST_PERSON: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|my|me|we|we're|our)\b"));
+        LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b"));
     static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
         re(
             r"(?i)\b(?:not|never|no|nor|quit|quitting|stopped|stop|gave\s+up|give\s+up|sold|left|leaving|moved\s+(?:out|away|from)|used\s+to|former(?:ly)?|ex|divorced|broke\s+up|retired|longer|without)\b|n't\b",
@@ -484,6 +485,8 @@ mod tests {
             ("I work at Initech no more.", "Initech"),
             ("Should I move to Vienna?", "Vienna"),
             ("Ich arbeite nicht mehr bei Siemens.", "Siemens"),
+            ("My brother lives in Denver.", "Denver"),
+            ("My wife works at the BBC.", "BBC"),
             ("I live in Oslo.", "Berlin"),
             ("I live in Oslo.", ""),
         ] {
