@@ -333,7 +333,7 @@ impl LlmExtractor {
             "LLM answer unusable; asking for a repair"
         );
         chat.push(json!({"role": "assistant", "content": first.text}));
-        chat.push(json!({"role": "user", "content": invalid.repair_prompt(self.config.max_facts)}));
+        chat.push(json!({"role": "user", "content": invalid.repair_prompt(max_items)}));
         let second = self.complete_with_fallback(&chat, max_items).await?;
         match self.check(&second, messages) {
             Ok(facts) => {

@@ -421,10 +421,16 @@ impl WorkerArgs {
     /// for embedding and writing. A shorter one would abandon (and re-run)
     /// every job whose model is slow but within its timeout.
     pub fn lease_secs(&self, llm: &LlmArgs) -> u64 {
-        match llm.llm_config() {
-            Some(_) => self.lease_secs.max(2 * llm.timeout_secs.max(1) + 30),
+        // Longer than a month holds a dead worker's job for good, and
+        // Postgres intervals end somewhere.
+        const MAX_LEASE_SECS: u64 = 30 * 24 * 3600;
+        let lease = match llm.llm_config() {
+            Some(_) => self
+                .lease_secs
+                .max(llm.timeout_secs.max(1).saturating_mul(2).saturating_add(30)),
             None => self.lease_secs,
-        }
+        };
+        lease.min(MAX_LEASE_SECS)
     }
 
     pub fn worker_config(&self, llm: &LlmArgs) -> engram_worker::WorkerConfig {
@@ -433,7 +439,7 @@ impl WorkerArgs {
             tracing::info!(
                 configured = self.lease_secs,
                 lease = lease_secs,
-                "job lease raised to cover an answer and its repair at ENGRAM_LLM_TIMEOUT_SECS"
+                "job lease adjusted: at least an answer and its repair at ENGRAM_LLM_TIMEOUT_SECS, at most 30 days"
             );
         }
         engram_worker::WorkerConfig {
@@ -797,6 +803,16 @@ mod tests {
             ..worker
         };
         assert_eq!(long.lease_secs(&slow), 900);
+        let endless = LlmArgs {
+            timeout_secs: u64::MAX,
+            ..llm(Some("http://h/v1"), None)
+        };
+        assert_eq!(long.lease_secs(&endless), 30 * 24 * 3600);
+        let forever = WorkerArgs {
+            lease_secs: u64::MAX,
+            ..worker
+        };
+        assert_eq!(forever.lease_secs(&llm(None, None)), 30 * 24 * 3600);
     }
 
     #[test]

@@ -156,7 +156,7 @@ const PANICKED: &str =
 /// `lease`: a little longer, so that the worker records how its attempt
 /// ended before anyone else may take the job or fail it as abandoned.
 fn held_for(lease: Duration) -> Duration {
-    lease + (lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(30))
+    lease.saturating_add((lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(30)))
 }
 
 /// Claims and runs one job of `kinds`; false when none was due.
@@ -262,6 +262,7 @@ mod tests {
 
     #[test]
     fn the_database_holds_a_job_past_its_workers_deadline() {
+        assert_eq!(held_for(Duration::MAX), Duration::MAX);
         for ms in [100, 600, 30_000, 3_600_000] {
             let lease = Duration::from_millis(ms);
             let grace = held_for(lease) - lease;
