@@ -209,14 +209,14 @@ def main():
     ap.add_argument("--llm-url"), ap.add_argument("--model"), ap.add_argument("--embed-url")
     ap.add_argument("--dir")
     ap.add_argument("--only", help="comma-separated case ids (a quick look)")
-    ap.add_argument("--half", choices=["dev", "report"], help="one half only")
+    ap.add_argument("--half", help="halves to run, comma-separated: dev, report, report2")
     args = ap.parse_args()
 
     cases = json.load(open(SCENARIOS))["cases"]
     if args.only:
         cases = [c for c in cases if c["id"] in args.only.split(",")]
     if args.half:
-        cases = [c for c in cases if c["half"] == args.half]
+        cases = [c for c in cases if c["half"] in args.half.split(",")]
     if args.system == "engram":
         system = Engram(args.url, args.key or os.environ.get("ENGRAM_API_KEY", ""))
     else:
