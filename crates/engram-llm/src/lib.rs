@@ -12,6 +12,7 @@ mod review;
 mod summarize;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use async_openai::config::OpenAIConfig;
@@ -27,8 +28,49 @@ pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
 /// The extraction prompt; its version is recorded on every memory it creates.
-pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v2.md");
-pub const EXTRACT_PROMPT_VERSION: &str = "extract-v2";
+pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v3.md");
+pub const EXTRACT_PROMPT_VERSION: &str = "extract-v3";
+
+/// The prompt's own words, lower case, for telling a copied value.
+static PROMPT_WORDS: LazyLock<String> = LazyLock::new(|| EXTRACT_PROMPT.to_lowercase());
+
+/// Whether `value` is a word or phrase of the prompt (its examples, or the
+/// rules' "User lives in Austin."), whole words only. The values of
+/// `likes.*` are the prompt's by design.
+fn in_prompt(value: &str) -> bool {
+    let value = value.trim().to_lowercase();
+    if value.chars().filter(|c| c.is_alphanumeric()).count() < 2
+        || matches!(value.as_str(), "likes" | "dislikes")
+    {
+        return false;
+    }
+    PROMPT_WORDS.match_indices(&value).any(|(at, _)| {
+        let before = PROMPT_WORDS[..at].chars().next_back();
+        let after = PROMPT_WORDS[at + value.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Without the facts a model copied from its prompt: a small model answers
+/// "I'm 41, from Kenya" with the example's "User lives in Tromsø." too, and
+/// "Please keep answers short" with the rules' "User lives in Austin.".
+/// Only a value of the prompt that no message holds goes.
+fn not_copied(facts: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Candidate> {
+    facts
+        .into_iter()
+        .filter(|c| {
+            let value = c.value.trim().to_lowercase();
+            let copied = in_prompt(&value)
+                && !messages
+                    .iter()
+                    .any(|m| m.content.to_lowercase().contains(&value));
+            if copied {
+                tracing::debug!("dropped a fact copied from the prompt's example");
+            }
+            !copied
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseFormat {
@@ -300,7 +342,9 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
-        let facts = engram_core::extract::as_said(self.model_facts(messages).await?, messages);
+        let facts = not_copied(self.model_facts(messages).await?, messages);
+        let facts = engram_core::extract::as_said(facts, messages);
+        let facts = engram_core::extract::rekeyed(facts, messages);
         Ok(engram_core::extract::with_rules(
             facts,
             engram_core::extract::RulesExtractor.extract_sync(messages),
@@ -403,6 +447,35 @@ mod tests {
                 created_at: chrono::Utc::now(),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_fact_copied_from_the_prompts_example_is_dropped() {
+        assert!(in_prompt("Tromsø") && in_prompt("austin") && in_prompt("Dunder Mifflin"));
+        assert!(!in_prompt("likes") && !in_prompt("aus") && !in_prompt("Kisumu"));
+        let fact = |value: &str| Candidate {
+            statement: format!("User lives in {value}."),
+            kind: engram_core::MemoryKind::Semantic,
+            subject: "user".into(),
+            attribute: "location.city".into(),
+            value: value.into(),
+            importance: 0.7,
+            confidence: 0.9,
+            sensitivity: None,
+            expires_at: None,
+            stated: true,
+            message_index: 0,
+            action: engram_core::extract::FactAction::Assert,
+        };
+        let kept = not_copied(
+            vec![fact("Tromsø"), fact("Kisumu")],
+            &said(&["I'm from Kisumu."]),
+        );
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].value, "Kisumu");
+        // Said by the user, an example's value is theirs.
+        let kept = not_copied(vec![fact("Tromsø")], &said(&["I live in Tromsø now."]));
+        assert_eq!(kept.len(), 1);
     }
 
     #[test]

@@ -10,7 +10,11 @@ const MAX_STATEMENT: usize = 300;
 const MAX_VALUE: usize = 200;
 use engram_core::policy::SENSITIVITY;
 
-/// JSON schema of the answer (strict-mode compatible: every property required).
+/// JSON schema of the answer (strict-mode compatible: every property
+/// required). Six fields a fact: every token is generated, and a small
+/// model on a CPU spends most of a message's time there. What a model
+/// judges poorly is derived after it instead (`parse_facts`): the message
+/// a fact comes from, whether it was said or inferred, its importance.
 pub fn output_schema(max_facts: usize) -> Value {
     json!({
         "type": "object",
@@ -23,21 +27,14 @@ pub fn output_schema(max_facts: usize) -> Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["statement", "subject", "attribute", "value", "kind", "importance", "confidence",
-                                 "sensitivity", "valid_for_days", "stated", "message_index", "action"],
+                    "required": ["statement", "attribute", "value", "action", "valid_for_days", "sensitivity"],
                     "properties": {
                         "statement": {"type": "string", "maxLength": MAX_STATEMENT},
-                        "subject": {"type": "string", "maxLength": 60},
                         "attribute": {"type": "string", "maxLength": 80},
                         "value": {"type": "string", "maxLength": MAX_VALUE},
-                        "kind": {"type": "string", "enum": ["semantic", "episodic", "procedural"]},
-                        "importance": {"type": "number", "minimum": 0, "maximum": 1},
-                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                        "sensitivity": {"type": ["string", "null"], "enum": [SENSITIVITY[0], SENSITIVITY[1], SENSITIVITY[2], SENSITIVITY[3], SENSITIVITY[4], SENSITIVITY[5], null]},
+                        "action": {"type": "string", "enum": ["assert", "retract", "forget"]},
                         "valid_for_days": {"type": ["integer", "null"], "minimum": 0, "maximum": 3650},
-                        "stated": {"type": "boolean"},
-                        "message_index": {"type": "integer", "minimum": 0},
-                        "action": {"type": "string", "enum": ["assert", "retract", "forget"]}
+                        "sensitivity": {"type": ["string", "null"], "enum": [SENSITIVITY[0], SENSITIVITY[1], SENSITIVITY[2], SENSITIVITY[3], SENSITIVITY[4], SENSITIVITY[5], null]}
                     }
                 }
             }
@@ -91,6 +88,57 @@ fn unit(x: Option<f64>, default: f64) -> f32 {
         v
     };
     v.clamp(0.0, 1.0) as f32
+}
+
+/// Whether `message` holds `value` in its own words (case and punctuation
+/// aside): the user said it, rather than the model inferring it.
+fn holds(message: &str, value: &str) -> bool {
+    let v = engram_core::extract::slug(value);
+    !v.is_empty()
+        && (message
+            .to_lowercase()
+            .contains(&value.trim().to_lowercase())
+            || engram_core::extract::slug(message).contains(&v))
+}
+
+/// The message a fact comes from when the answer does not say: the last
+/// that holds its value, else the last user message.
+fn source_of(messages: &[InputMessage], value: &str) -> usize {
+    let last_user = messages
+        .iter()
+        .rposition(|m| m.role == engram_core::extract::Role::User)
+        .unwrap_or(messages.len().saturating_sub(1));
+    messages
+        .iter()
+        .rposition(|m| holds(&m.content, value))
+        .unwrap_or(last_user)
+}
+
+/// What a statement says of the user, without them: "User is now the
+/// team lead." → "now the team lead"; "User's dog is Rex." → "dog is Rex".
+fn predicate_of(statement: &str) -> String {
+    let strip = |text: &str, heads: &[&str]| -> Option<usize> {
+        let lower = text.to_lowercase();
+        heads
+            .iter()
+            .find(|h| lower.starts_with(*h) && text.is_char_boundary(h.len()))
+            .map(|h| h.len())
+    };
+    let mut rest = statement.trim();
+    for heads in [
+        &["the "][..],
+        &["user's ", "user’s ", "user "],
+        &["is ", "was ", "has ", "had "],
+    ] {
+        if let Some(n) = strip(rest, heads) {
+            rest = rest[n..].trim_start();
+        }
+    }
+    let rest = rest.trim_end_matches(['.', '!', ' ']);
+    if rest.eq_ignore_ascii_case("user") {
+        return String::new();
+    }
+    rest.chars().take(MAX_VALUE).collect()
 }
 
 /// "Location City!" -> "location_city"; at most 80 characters.
@@ -243,21 +291,43 @@ pub fn parse_facts(
             }
         };
         // What is taken back or forgotten may name the attribute alone.
+        // An assertion needs a value: a small model copies the example's
+        // empty one; its statement then says it ("User lives in Porto."),
+        // and the rules read it back.
         let value_required = action == FactAction::Assert;
-        if (value_required && f.value.trim().is_empty()) || f.value.chars().count() > MAX_VALUE {
+        let read_back = (value_required && f.value.trim().is_empty())
+            .then(|| engram_core::extract::read_back(&statement))
+            .flatten();
+        // When they read nothing, the statement's own predicate is the
+        // value ("User is now the team lead." → "now the team lead").
+        let predicate = (value_required && f.value.trim().is_empty() && read_back.is_none())
+            .then(|| predicate_of(&statement));
+        let value = match (&read_back, &predicate) {
+            (Some(r), _) => r.value.as_str(),
+            (None, Some(p)) => p.as_str(),
+            (None, None) => f.value.trim(),
+        };
+        let attribute = read_back
+            .as_ref()
+            .map_or(attribute, |r| r.attribute.clone());
+        if (value_required && value.is_empty()) || value.chars().count() > MAX_VALUE {
             problems.push(bad("value must be 1..200 characters"));
             continue;
         }
-        let importance = unit(f.importance, 0.5);
-        let confidence = unit(f.confidence, 0.7);
         let index = f
             .message_index
-            .unwrap_or(0)
+            .unwrap_or_else(|| source_of(messages, value))
             .min(messages.len().saturating_sub(1));
         let Some(message) = messages.get(index) else {
             problems.push(bad("message_index is not a message"));
             continue;
         };
+        let stated = f.stated.unwrap_or_else(|| holds(&message.content, value));
+        let importance = unit(
+            f.importance,
+            f64::from(engram_core::extract::key_importance(&attribute)),
+        );
+        let confidence = unit(f.confidence, if stated { 0.9 } else { 0.6 });
         let sensitivity = f.sensitivity.filter(|s| SENSITIVITY.contains(&s.as_str()));
         // The message's own wording bounds time more reliably than a small model.
         let expires_at = f.valid_for_days.filter(|d| *d > 0).map(|days| {
@@ -279,12 +349,12 @@ pub fn parse_facts(
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "user".into()),
             attribute,
-            value: f.value.trim().to_owned(),
+            value: value.to_owned(),
             importance,
             confidence,
             sensitivity,
             expires_at,
-            stated: f.stated.unwrap_or(true),
+            stated,
             message_index: index,
             action,
         });
@@ -328,5 +398,58 @@ mod tests {
                 "{at} + {days}: {expires}"
             );
         }
+    }
+
+    /// A compact answer names no message, no importance and no "stated":
+    /// the fact's source is the message that holds its value, and a value
+    /// in no message was inferred.
+    #[test]
+    fn what_a_compact_answer_leaves_out_is_derived() {
+        let at = Utc::now();
+        let message = |role, content: &str| InputMessage {
+            role,
+            content: content.into(),
+            created_at: at,
+        };
+        let messages = [
+            message(Role::User, "I moved to Porto last year."),
+            message(Role::Assistant, "Nice! What do you do there?"),
+            message(Role::User, "I don't eat meat, and I teach."),
+        ];
+        let answer = r#"{"facts": [
+            {"statement": "User lives in Porto.", "attribute": "location.city", "value": "porto", "action": "assert", "valid_for_days": null, "sensitivity": null},
+            {"statement": "User is vegetarian.", "attribute": "diet", "value": "vegetarian", "action": "assert", "valid_for_days": null, "sensitivity": null}]}"#;
+        let facts = parse_facts(answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(facts[0].message_index, 0);
+        assert!(facts[0].stated);
+        assert!((facts[0].importance - 0.7).abs() < 1e-6);
+        assert_eq!(facts[1].message_index, 2, "the last user message");
+        assert!(!facts[1].stated, "inferred");
+        assert!(facts[1].confidence < facts[0].confidence);
+    }
+
+    /// An assertion with no value: the rules read its statement back, or
+    /// the statement's predicate is the value; the answer is not lost.
+    #[test]
+    fn an_assertion_without_a_value_takes_it_from_its_statement() {
+        let messages = [InputMessage {
+            role: Role::User,
+            content: "I'm now the team lead, and I live in Porto.".into(),
+            created_at: Utc::now(),
+        }];
+        let answer = r#"{"facts": [
+            {"statement": "User lives in Porto.", "attribute": "location.current", "value": "", "action": "assert", "valid_for_days": null, "sensitivity": null},
+            {"statement": "User is now the team lead.", "attribute": "role", "value": "", "action": "assert", "valid_for_days": null, "sensitivity": null}]}"#;
+        let facts = parse_facts(answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            (facts[0].attribute.as_str(), facts[0].value.as_str()),
+            ("location.city", "Porto")
+        );
+        assert_eq!(
+            (facts[1].attribute.as_str(), facts[1].value.as_str()),
+            ("role", "now the team lead")
+        );
+        assert_eq!(predicate_of("The user's dog is Rex."), "dog is Rex");
+        assert_eq!(predicate_of("User."), "");
     }
 }

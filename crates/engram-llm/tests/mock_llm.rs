@@ -84,7 +84,7 @@ async fn good_structured_output_becomes_candidates() {
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].attribute, "location.city");
     assert_eq!(facts[0].value, "Austin");
-    assert_eq!(e.prompt_version(), Some("extract-v2"));
+    assert_eq!(e.prompt_version(), Some("extract-v3"));
     let req = &seen.lock().unwrap()[0];
     assert_eq!(req["model"], "mock");
     assert_eq!(req["response_format"]["type"], "json_schema");
@@ -239,14 +239,20 @@ async fn output_that_stays_invalid_is_an_error_not_a_silent_drop() {
 
 #[tokio::test]
 async fn sloppy_keys_and_numbers_are_normalised() {
-    let sloppy = r#"{"facts": [{"statement": "User lives in Austin.", "subject": "User", "attribute": "Location City!", "value": "Austin", "kind": "semantic", "importance": 8, "confidence": 95, "sensitivity": null, "valid_for_days": null, "stated": true, "message_index": 7}]}"#;
+    let sloppy = r#"{"facts": [{"statement": "User lives in Austin.", "subject": "User", "attribute": "Location City!", "value": "Austin", "kind": "semantic", "importance": 8, "confidence": 95, "sensitivity": null, "valid_for_days": null, "stated": true, "message_index": 7}, {"statement": "User goes bouldering.", "attribute": "Hobby Climbing!", "value": "bouldering", "action": "assert", "valid_for_days": null, "sensitivity": null}]}"#;
     let (server, _) = mock(vec![reply(sloppy)]).await;
     let facts = extractor(&server, ResponseFormat::JsonObject)
-        .extract(&said("I moved to Austin."))
+        .extract(&said("I moved to Austin and go bouldering."))
         .await
         .unwrap();
-    assert_eq!(facts[0].attribute, "location_city");
+    // The rules read the statement back ("I live in Austin."): their key.
+    assert_eq!(facts[0].attribute, "location.city");
     assert_eq!(facts[0].subject, "user");
+    // One they cannot read keeps the model's, normalised; the fields the
+    // compact answer leaves out are derived.
+    assert_eq!(facts[1].attribute, "hobby_climbing");
+    assert!(facts[1].stated, "the message holds its value");
+    assert!((facts[1].importance - 0.5).abs() < 1e-6);
     assert!((facts[0].importance - 0.8).abs() < 1e-6);
     assert!((facts[0].confidence - 0.95).abs() < 1e-6);
     assert_eq!(facts[0].message_index, 0);

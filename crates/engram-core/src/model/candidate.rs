@@ -12,6 +12,10 @@ use crate::{MemoryKind, Source};
 /// names every memory of the scope.
 pub const FORGET_EVERYTHING: &str = "*";
 
+/// Key families already about someone (or something) of the user's rather
+/// than the user: a fact under them is never the user's own.
+pub const OTHERS_KEYS: &[&str] = &["family", "pet", "friend", "relationship"];
+
 /// What an extraction job holds until it ends: the messages (secrets already
 /// redacted) and how to treat them.
 #[derive(Debug, Clone, Serialize, Deserialize)]

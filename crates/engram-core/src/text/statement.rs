@@ -265,6 +265,9 @@ static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             r"{DELETE_VERB}\s+(?:(?:what|everything|anything|all)\s+i\s+(?:said|told\s+you|mentioned|wrote)\s+(?:about|regarding|on)\s+|the\s+fact\s+that\s+|that\s+)(?P<inner>.+?)[\s.!?]*$"
         )),
         en(&format!(
+            r"(?:{DELETE_VERB}|{FORGET_VERB})\s+(?:what|everything|anything|all)\s+(?:that\s+)?you\s+(?:know|have|remember|stored?|keep|kept|hold|learned|learnt)\s+(?:about|regarding|on)\s+(?P<inner>.+?)[\s.!?]*$"
+        )),
+        en(&format!(
             r"{DELETE_VERB}\s+(?P<inner>.+?)\s+(?:from|out\s+of)\s+(?:your\s+|the\s+)?(?:memory|memories|notes|records|brain|mind)\b.*$"
         )),
         en(&format!(
@@ -421,6 +424,122 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
     (!plain).then_some("nothing in the message is a plain statement")
 }
 
+/// Words that change or deny a fact before it ("not", "quit", "sold").
+static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:not|never|no|nor|quit|quitting|stopped|stop|gave\s+up|give\s+up|sold|left|leaving|moved\s+(?:out|away|from)|used\s+to|former(?:ly)?|ex|divorced|broke\s+up|retired|longer|without)\b|n't\b",
+    )
+});
+/// Words that end a fact after it ("any more").
+static AFTER: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:any\s?more|any\s+longer|no\s+more)\b"));
+
+/// Whether an English message takes anything back: a denial, a change or
+/// a correction somewhere in it. A model's retraction of a message that
+/// does none was copied from its prompt, not read.
+pub fn takes_back_anything(message: &str) -> bool {
+    static CORRECTION: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:actually|meant|correction|wrong|mistake|typo|instead|died|passed\s+away|lost|sold|switched|changed|moved|now)\b",
+        )
+    });
+    CHANGE.is_match(message)
+        || AFTER.is_match(message)
+        || CORRECTION.is_match(message)
+        || super::sentences(message)
+            .iter()
+            .flat_map(|s| super::clauses(s))
+            .any(|c| taken_back(c).is_some())
+}
+
+/// Whether a message asks for anything to be forgotten, in any clause or
+/// any part of one after a comma or "and" ("…, and please forget my cat").
+pub fn asks_to_forget(message: &str) -> bool {
+    static JOIN: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)[,;:]\s*|\s+(?:and|but|also|so|then)\s+"));
+    let asks = |c: &str| forget(c).is_some() || forget_pointer(c);
+    super::sentences(message)
+        .iter()
+        .flat_map(|s| super::clauses(s))
+        .any(|c| asks(c) || JOIN.split(c).any(|part| asks(part.trim())))
+}
+
+/// People in the user's life a clause can be about.
+const PEOPLE: &str = r"wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|children|child|brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|fianc[eé]e?|friend|best\s+friend|roommate|flatmate|housemate|boss|manager|colleague|co-?worker|neighbou?r|classmate|teammate";
+
+/// The person a model's statement is about when it is one of the user's
+/// people ("User's brother lives in Denver." → "brother").
+pub fn users_person(statement: &str) -> Option<String> {
+    static HEAD: LazyLock<Regex> = LazyLock::new(|| {
+        re(&format!(
+            r"(?i)^\s*(?:the\s+)?(?:user(?:'s|’s)|my)\s+(?:(?:older|younger|little|big|twin|eldest|youngest|best)\s+)?(?P<who>{PEOPLE})\b(?:\s+(?-i:[A-Z])[\p{{L}}'’\-]+)?\s*,?\s+(?:is|was|has|had|lives|lived|works|worked|moved|studies|teaches|likes|loves|hates|plays|speaks|goes|owns|drives|got|just|will|can|does|doesn't|isn't)\b"
+        ))
+    });
+    HEAD.captures(statement).map(|c| {
+        c["who"]
+            .to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("_")
+    })
+}
+
+/// Whom the clause of `message` that holds `value` is about, when it is
+/// someone else: it opens with one of the user's people ("my brother",
+/// "our neighbour" → `Some(Some("brother"))`), a pronoun for them or a name
+/// doing something ("Tom is a dentist" → `Some(None)`), with no "I", "me"
+/// or "we" in it. `None` when it is the user's own (or no clause holds it).
+pub fn said_of(message: &str, value: &str) -> Option<Option<String>> {
+    static OTHER: LazyLock<Regex> = LazyLock::new(|| {
+        re(&format!(
+            r"^\s*(?:(?i:and|but|so|also|oh|well|btw|anyway)[,\s]+)*(?:(?i:my|our)\s+(?:(?i:older|younger|little|big|twin|eldest|youngest|best|new|old)\s+)?(?P<who>(?i:{PEOPLE}))\b|(?i:he|she|they|his|her|their)\b|(?:[A-Z][\p{{L}}'’\-]+)\s+(?i:is|was|has|lives|lived|works|worked|moved|studies|teaches|speaks|owns)\b)"
+        ))
+    });
+    static SELF: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|me|we|we're|we've|us)\b"));
+    let needle = value.trim().to_lowercase();
+    if needle.is_empty() {
+        return None;
+    }
+    for sentence in super::sentences(message) {
+        for clause in super::clauses(sentence) {
+            if !clause.to_lowercase().contains(&needle) {
+                continue;
+            }
+            if SELF.is_match(clause) {
+                return None;
+            }
+            let c = OTHER.captures(clause)?;
+            return Some(c.name("who").map(|w| {
+                w.as_str()
+                    .to_lowercase()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join("_")
+            }));
+        }
+    }
+    None
+}
+
+/// Whether the clause of `message` that holds `value` says it of someone
+/// else ([`said_of`]). A fact the user's own ("User lives in Denver") read
+/// from it was misattributed.
+pub fn said_of_another(message: &str, value: &str) -> bool {
+    said_of(message, value).is_some()
+}
+
+/// Words that deny or end a fact in the languages the forget requests are
+/// read in ("nicht mehr", "ne … plus", "ya no", "не", "不再").
+pub fn denies_in_any_language(message: &str) -> bool {
+    static DENIAL: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:nicht|kein(?:e|en|er)?|nie(?:mals)?|mehr|ne|n'|pas|plus|jamais|no|nunca|ya|más|não|nem|mais|non|niente|più|niet|geen|niet\s+meer|nooit|inte|ikke|ikkje|aldrig|nigdy|już|не|нет|больше|никогда)\b|不|没|沒|再也|もう|ない|ません",
+        )
+    });
+    DENIAL.is_match(message) || CHANGE.is_match(message)
+}
+
 /// Whether an English message plainly asserts `value` as the user's own:
 /// the first clause holding it is the user's statement ("I", "we": "my
 /// brother lives in Denver" is the brother's),
@@ -431,13 +550,6 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
 pub fn asserts_plainly(message: &str, value: &str) -> bool {
     static FIRST_PERSON: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b"));
-    static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)\b(?:not|never|no|nor|quit|quitting|stopped|stop|gave\s+up|give\s+up|sold|left|leaving|moved\s+(?:out|away|from)|used\s+to|former(?:ly)?|ex|divorced|broke\s+up|retired|longer|without)\b|n't\b",
-        )
-    });
-    static AFTER: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)\b(?:any\s?more|any\s+longer|no\s+more)\b"));
     let needle = value.trim().to_lowercase();
     if needle.is_empty() {
         return false;
@@ -456,6 +568,54 @@ pub fn asserts_plainly(message: &str, value: &str) -> bool {
     false
 }
 
+/// A model's third-person statement said back in the first person, so the
+/// rules can read which key it is under: "User works at Infosys." → "I
+/// work at Infosys.", "User's sister is named Ana." → "My sister is named
+/// Ana.". `None` when it is not about the user.
+pub fn first_person(statement: &str) -> Option<String> {
+    static HEAD: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^\s*(?:the\s+)?user(?:'s|’s)?\b\s*((?:(?:now|no\s+longer|also|currently|still|recently|often|usually|always|never|mostly|really|just|actually)\s+)*)([\p{L}'’]+)?(.*)$",
+        )
+    });
+    let c = HEAD.captures(statement.trim())?;
+    let whole = c.get(0)?.as_str().trim_start();
+    let possessive = whole
+        .get(
+            ..whole
+                .find(|ch: char| ch.is_whitespace())
+                .unwrap_or(whole.len()),
+        )
+        .is_some_and(|head| head.ends_with("'s") || head.ends_with("’s"));
+    let adverbs = c.get(1).map_or("", |m| m.as_str());
+    let word = c.get(2).map_or("", |m| m.as_str());
+    let rest = c.get(3).map_or("", |m| m.as_str());
+    if possessive {
+        return Some(format!("My {adverbs}{word}{rest}"));
+    }
+    let lower = word.to_lowercase();
+    let verb = match lower.as_str() {
+        "is" => "am".to_owned(),
+        "isn't" | "isn’t" => "am not".to_owned(),
+        "has" => "have".to_owned(),
+        "hasn't" | "hasn’t" => "haven't".to_owned(),
+        "does" => "do".to_owned(),
+        "doesn't" | "doesn’t" => "don't".to_owned(),
+        w if w.ends_with("ies") && w.len() > 4 => format!("{}y", &w[..w.len() - 3]),
+        w if ["ches", "shes", "sses", "xes", "zes", "oes"]
+            .iter()
+            .any(|e| w.ends_with(e)) =>
+        {
+            w[..w.len() - 2].to_owned()
+        }
+        w if w.ends_with('s') && !w.ends_with("ss") && w.len() > 2 => w[..w.len() - 1].to_owned(),
+        w => w.to_owned(),
+    };
+    let text = format!("I {adverbs}{verb}{rest}");
+    static LATER: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:the\s+)?user(?:'s|’s)"));
+    Some(LATER.replace_all(&text, "my").into_owned())
+}
+
 /// Negation before a value in its clause.
 static NEGATION: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:not|never|no\s+longer|false|untrue)\b|n't\b"));
@@ -463,6 +623,116 @@ static NEGATION: LazyLock<Regex> =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_models_statement_is_said_back_in_the_first_person() {
+        for (statement, said) in [
+            ("User works at Infosys.", "I work at Infosys."),
+            ("User lives in Köln.", "I live in Köln."),
+            ("The user is vegetarian.", "I am vegetarian."),
+            ("User's sister is named Ana.", "My sister is named Ana."),
+            (
+                "User has a cat named Biscuit.",
+                "I have a cat named Biscuit.",
+            ),
+            (
+                "User no longer works at Siemens.",
+                "I no longer work at Siemens.",
+            ),
+            ("User now teaches maths.", "I now teach maths."),
+            ("User studies law.", "I study law."),
+            ("User doesn't eat pork.", "I don't eat pork."),
+            ("User moved to Porto.", "I moved to Porto."),
+            ("User is the user's own boss.", "I am my own boss."),
+        ] {
+            assert_eq!(
+                first_person(statement).as_deref(),
+                Some(said),
+                "{statement}"
+            );
+        }
+        for other in ["Ana is a teacher.", "Username is bob.", "Users like tea."] {
+            assert_eq!(first_person(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn facts_said_of_someone_else_are_told_from_the_users() {
+        for (message, value) in [
+            ("My brother lives in Denver.", "Denver"),
+            ("My friend Tom is a dentist.", "dentist"),
+            ("My wife works at the BBC.", "BBC"),
+            ("Tom is a dentist.", "dentist"),
+            ("I like tea. She works at Google.", "Google"),
+            ("Our neighbour is a firefighter.", "firefighter"),
+        ] {
+            assert!(said_of_another(message, value), "{message}");
+        }
+        for (message, value) in [
+            ("I live in Denver.", "Denver"),
+            ("My wife and I live in Leeds.", "Leeds"),
+            ("My boss promoted me to senior engineer.", "senior engineer"),
+            ("Berlin is where I live.", "Berlin"),
+            ("My name is Ana.", "Ana"),
+            ("My brother lives in Denver and I live in Austin.", "Austin"),
+        ] {
+            assert!(!said_of_another(message, value), "{message}");
+        }
+        assert_eq!(
+            said_of("My brother lives in Denver.", "Denver"),
+            Some(Some("brother".into()))
+        );
+        assert_eq!(said_of("Tom is a dentist.", "dentist"), Some(None));
+        assert_eq!(said_of("I live in Denver.", "Denver"), None);
+        assert!(denies_in_any_language(
+            "Ich arbeite nicht mehr bei der Telekom."
+        ));
+        assert!(denies_in_any_language("Je ne travaille plus chez Renault."));
+        assert!(!denies_in_any_language(
+            "Ich wohne in Köln und arbeite bei der Telekom."
+        ));
+        assert!(!denies_in_any_language(
+            "J'habite à Lyon et je suis infirmière."
+        ));
+        assert_eq!(
+            users_person("User's brother lives in Denver.").as_deref(),
+            Some("brother")
+        );
+        assert_eq!(
+            users_person("My friend Tom is a dentist.").as_deref(),
+            Some("friend")
+        );
+        assert_eq!(users_person("User's name is Ana."), None);
+        assert_eq!(users_person("User lives in Denver."), None);
+    }
+
+    #[test]
+    fn messages_that_take_back_or_forget_are_told_from_plain_ones() {
+        for m in [
+            "I no longer work at Initech.",
+            "Sorry, I meant Graz, not Salzburg.",
+            "I stopped learning German.",
+            "We sold the boat.",
+            "I quit smoking.",
+        ] {
+            assert!(takes_back_anything(m), "{m}");
+        }
+        for m in [
+            "I'm Priya, I live in Pune, work at Infosys and have a cat named Biscuit.",
+            "I love Thai food.",
+        ] {
+            assert!(!takes_back_anything(m), "{m}");
+        }
+        for m in [
+            "Please forget where I live.",
+            "Delete what you know about my employer.",
+            "Can you forget my sister's name?",
+            "Don't keep my dog's name.",
+        ] {
+            assert!(asks_to_forget(m), "{m}");
+        }
+        assert!(!asks_to_forget("I work at Infosys and have a cat."));
+    }
 
     #[test]
     fn plain_assertions_are_told_from_retractions() {

@@ -5,19 +5,113 @@
 //! candidate the model has nothing on, and no retraction of what the same
 //! answer asserts. Pure, so it is tested here and used by every model.
 
-use super::{Candidate, FactAction, InputMessage};
-use crate::text::statement::asserts_plainly;
+use super::{slug, Candidate, FactAction, InputMessage, Role, RulesExtractor, OTHERS_KEYS};
+use crate::policy::unread_language;
+use crate::text::statement::{
+    asks_to_forget, asserts_plainly, denies_in_any_language, first_person, said_of,
+    takes_back_anything, users_person,
+};
 
-/// A model's retractions that its message plainly asserts, read as the
-/// assertions they are: small models copy a retraction from their prompt's
-/// example onto "Sorry, I meant Graz, not Salzburg" (Graz).
+/// A model's retractions and forget requests checked against the words
+/// of their message. A retraction of what the message plainly asserts is
+/// the assertion it is: small models copy a retraction from their prompt's
+/// example onto "Sorry, I meant Graz, not Salzburg" (Graz). In English, a
+/// retraction from a message that takes nothing back, or a forget request
+/// from one that asks for nothing to be forgotten, was copied, not read,
+/// and goes ("I'm Priya, I work at Infosys" gave "retract employer"); in
+/// another language, one from a message with no word of denial goes, or
+/// becomes the assertion of the value the message holds ("Ich arbeite bei
+/// der Telekom" gave "retract Telekom"). Forget requests are read in the
+/// languages `statement::forget` knows.
 pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Candidate> {
-    for c in &mut model {
+    model.retain_mut(|c| {
         let said = messages
             .get(c.message_index)
             .map_or("", |m| m.content.as_str());
-        if c.action == FactAction::Retract && asserts_plainly(said, &c.value) {
-            c.action = FactAction::Assert;
+        let english = unread_language(said).is_none();
+        let held = !c.value.trim().is_empty()
+            && said.to_lowercase().contains(&c.value.trim().to_lowercase());
+        match c.action {
+            FactAction::Retract
+                if asserts_plainly(said, &c.value)
+                    || (!english && held && !denies_in_any_language(said)) =>
+            {
+                c.action = FactAction::Assert;
+                true
+            }
+            FactAction::Retract if english => takes_back_anything(said),
+            FactAction::Retract => denies_in_any_language(said),
+            FactAction::Forget => asks_to_forget(said),
+            FactAction::Assert => true,
+        }
+    });
+    model
+}
+
+/// What the rules read in a model's statement said back in the first
+/// person (nothing when it is not about the user).
+fn read_statement(statement: &str, at: chrono::DateTime<chrono::Utc>) -> Vec<Candidate> {
+    first_person(statement).map_or_else(Vec::new, |said| {
+        RulesExtractor.extract_sync(&[InputMessage {
+            role: Role::User,
+            content: said,
+            created_at: at,
+        }])
+    })
+}
+
+/// The one assertion the rules read in a model's statement, for a fact
+/// the model gave no value: "User lives in Porto." → `location.city` =
+/// Porto. `None` when they read none, or more than one.
+pub fn read_back(statement: &str) -> Option<Candidate> {
+    let mut read = read_statement(statement, chrono::Utc::now());
+    read.retain(|r| r.action == FactAction::Assert && !r.value.trim().is_empty());
+    (read.len() == 1).then(|| read.remove(0))
+}
+
+/// A model's keys checked against its own words: each statement is said
+/// back in the first person and read by the rules; where they read the
+/// same value under another key, their key is taken. Small models pick a
+/// key from the prompt's list almost at random ("User works at Infosys"
+/// under `location.current`), and a wrong key means an update supersedes
+/// the wrong fact, or nothing, and a forget request misses it.
+pub fn rekeyed(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Candidate> {
+    for c in &mut model {
+        let value = slug(&c.value);
+        if value.is_empty() {
+            continue;
+        }
+        let at = messages
+            .get(c.message_index)
+            .map_or_else(chrono::Utc::now, |m| m.created_at);
+        let read = read_statement(&c.statement, at);
+        let same = read.iter().find(|r| {
+            let v = slug(&r.value);
+            !v.is_empty() && (v == value || v.contains(&value) || value.contains(&v))
+        });
+        if let Some(r) = same {
+            c.attribute.clone_from(&r.attribute);
+        }
+    }
+    // A fact about one of the user's people is kept under them: "User's
+    // brother lives in Denver." under `location.city` would supersede
+    // the user's own city. One the model gave the user from a clause about
+    // one of their people ("My brother lives in Denver" → "User lives in
+    // Denver.") is given back to that person.
+    for c in &mut model {
+        let family = c.attribute.split('.').next().unwrap_or("");
+        if OTHERS_KEYS.contains(&family) || c.action != FactAction::Assert {
+            continue;
+        }
+        let who = users_person(&c.statement).or_else(|| {
+            let said = messages.get(c.message_index)?;
+            let who = said_of(&said.content, &c.value)??;
+            let rest = c.statement.trim().strip_prefix("User ")?.to_owned();
+            c.statement = format!("User's {} {rest}", who.replace('_', " "));
+            Some(who)
+        });
+        if let Some(who) = who {
+            c.attribute = super::bounded_key(&format!("family.{who}.{}", c.attribute), 80);
         }
     }
     model
@@ -31,13 +125,15 @@ fn same_fact(a: &Candidate, b: &Candidate) -> bool {
         || (!va.is_empty() && va == vb)
 }
 
-/// Whether the model said anything about what the rules' assertion
-/// `rule` says: a candidate of the same fact, or one whose words hold its
-/// value.
+/// Whether the model asserted what the rules' assertion `rule` says: an
+/// assertion of the same fact, or one whose words hold its value. A
+/// retraction covers nothing: "I moved to Lyon" read as "retract the city"
+/// would otherwise keep the rules' Lyon out.
 fn covered(rule: &Candidate, model: &[Candidate]) -> bool {
     let value = rule.value.trim().to_lowercase();
     model.iter().any(|m| {
-        m.message_index == rule.message_index
+        m.action == FactAction::Assert
+            && m.message_index == rule.message_index
             && (same_fact(m, rule)
                 || (!value.is_empty() && m.statement.to_lowercase().contains(&value)))
     })
@@ -112,6 +208,110 @@ mod tests {
             content: text.into(),
             created_at: chrono::Utc::now(),
         }])
+    }
+
+    #[test]
+    fn a_key_the_model_got_wrong_is_the_rules_reading_of_its_statement() {
+        let said = |text: &str| {
+            vec![InputMessage {
+                role: Role::User,
+                content: text.into(),
+                created_at: chrono::Utc::now(),
+            }]
+        };
+        let mut works = candidate("location.current", "Infosys", FactAction::Assert);
+        works.statement = "User works at Infosys.".into();
+        let mut cat = candidate("location.city", "Biscuit", FactAction::Assert);
+        cat.statement = "User has a cat named Biscuit.".into();
+        let mut gone = candidate("location", "Siemens", FactAction::Retract);
+        gone.statement = "User no longer works at Siemens.".into();
+        let out = rekeyed(
+            vec![works, cat, gone],
+            &said("I work at Infosys and have a cat named Biscuit; I left Siemens."),
+        );
+        let keys: Vec<&str> = out.iter().map(|c| c.attribute.as_str()).collect();
+        assert_eq!(keys[0], "employer", "{out:?}");
+        assert!(keys[1].starts_with("pet.cat"), "{out:?}");
+        assert_eq!(keys[2], "employer", "{out:?}");
+        // A key the rules cannot check stays the model's; so does a
+        // reading of another value.
+        let mut odd = candidate("hobby.climbing", "climbing", FactAction::Assert);
+        odd.statement = "User goes bouldering twice a week.".into();
+        let mut other = candidate("role", "nurse", FactAction::Assert);
+        other.statement = "User lives in Leeds.".into();
+        let out = rekeyed(vec![odd, other], &said("I climb; I'm a nurse in Leeds."));
+        assert_eq!(out[0].attribute, "hobby.climbing");
+        assert_eq!(out[1].attribute, "role");
+        // The brother's city is his.
+        let mut his = candidate("location.city", "Denver", FactAction::Assert);
+        his.statement = "User's brother lives in Denver.".into();
+        let out = rekeyed(vec![his], &said("My brother lives in Denver."));
+        assert_eq!(out[0].attribute, "family.brother.location.city", "{out:?}");
+        // So is the one the model gave the user.
+        let mut mine = candidate("location.city", "Denver", FactAction::Assert);
+        mine.statement = "User lives in Denver.".into();
+        let out = rekeyed(vec![mine], &said("My brother lives in Denver."));
+        assert_eq!(out[0].attribute, "family.brother.location.city", "{out:?}");
+        assert_eq!(out[0].statement, "User's brother lives in Denver.");
+    }
+
+    #[test]
+    fn a_copied_retraction_or_forget_request_goes_but_one_the_words_bear_stays() {
+        let said = |text: &str| {
+            vec![InputMessage {
+                role: Role::User,
+                content: text.into(),
+                created_at: chrono::Utc::now(),
+            }]
+        };
+        let retract = candidate("employer", "", FactAction::Retract);
+        let forget = candidate("pet.cat.name", "", FactAction::Forget);
+        let plain =
+            said("I'm Priya, I live in Pune, work at Infosys and have a cat named Biscuit.");
+        assert!(as_said(vec![retract.clone(), forget.clone()], &plain).is_empty());
+        let out = as_said(
+            vec![retract.clone(), forget.clone()],
+            &said("I no longer work at Initech, and please forget my cat's name."),
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        // Another language: a retraction stands with a word of denial; a
+        // copied one of a value the message holds is its assertion.
+        let out = as_said(
+            vec![retract.clone()],
+            &said("Ich arbeite nicht mehr bei der Telekom."),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        let telekom = candidate("employer", "Telekom", FactAction::Retract);
+        let out = as_said(
+            vec![telekom, retract],
+            &said("Ich wohne in Köln und arbeite bei der Telekom."),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].action, FactAction::Assert);
+    }
+
+    #[test]
+    fn a_models_retraction_keeps_no_assertion_of_the_rules_out() {
+        // A 0.5B model read "I moved to Lyon" as "retract the city".
+        let text = "I moved to Lyon last week.";
+        let model = vec![candidate("location.city", "", FactAction::Retract)];
+        let both = with_rules(model, rules(text));
+        assert!(
+            both.iter()
+                .any(|c| c.action == FactAction::Assert && c.value == "Lyon"),
+            "{both:?}"
+        );
+        assert!(
+            both.iter().all(|c| c.action == FactAction::Assert),
+            "{both:?}"
+        );
+        // A statement with no value is read back by the rules.
+        let read = read_back("User lives in Porto.").unwrap_or_else(|| panic!("unread"));
+        assert_eq!(
+            (read.attribute.as_str(), read.value.as_str()),
+            ("location.city", "Porto")
+        );
+        assert!(read_back("User is now the team lead.").is_none());
     }
 
     #[test]

@@ -7,11 +7,11 @@ pub mod rules;
 use async_trait::async_trait;
 
 pub use crate::model::candidate::{
-    Candidate, ExtractionRequest, FactAction, InputMessage, Role, FORGET_EVERYTHING,
+    Candidate, ExtractionRequest, FactAction, InputMessage, Role, FORGET_EVERYTHING, OTHERS_KEYS,
 };
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};
-pub use combine::{as_said, with_rules};
+pub use combine::{as_said, read_back, rekeyed, with_rules};
 pub use rules::RulesExtractor;
 
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +73,20 @@ pub fn bounded_key(key: &str, max: usize) -> String {
         head.trim_end_matches(['_', '.']),
         &hex::encode(digest)[..8]
     )
+}
+
+/// How much a fact under `attribute` matters when its extractor does not
+/// say: who the user is and what can harm them first, passing tastes last
+/// (the rule table's figures, by key family).
+pub fn key_importance(attribute: &str) -> f32 {
+    let family = attribute.split('.').next().unwrap_or("");
+    match family {
+        "name" | "allergy" => 0.9,
+        "diet" | "family" => 0.8,
+        "employer" | "birthday" | "pet" | "location" => 0.7,
+        "role" | "age" | "origin" | "relationship" | "favorite" | "preference" => 0.6,
+        _ => 0.5,
+    }
 }
 
 /// Values compared for equality: case, spacing and punctuation ignored.

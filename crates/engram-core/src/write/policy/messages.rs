@@ -75,6 +75,14 @@ pub fn check_candidate(
         if let Some(why) = statement::unsupported(message, &c.value) {
             return Err(format!("not stated as a fact: {why}"));
         }
+        // "My brother lives in Denver" read as the user's own city.
+        let family = c.attribute.split('.').next().unwrap_or("");
+        if c.subject == "user"
+            && !crate::model::candidate::OTHERS_KEYS.contains(&family)
+            && statement::said_of_another(message, &c.value)
+        {
+            return Err("not stated as a fact: it is said of someone else".into());
+        }
     }
     let allow = Allowances {
         sensitive: allow_sensitive,

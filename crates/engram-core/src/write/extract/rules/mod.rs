@@ -78,6 +78,9 @@ impl RulesExtractor {
                 }
                 previous = out.len();
                 out.extend(read_clause(sentence, clause, index, m.created_at));
+                for said in elided(sentence, clause) {
+                    out.extend(read_clause(&said, &said, index, m.created_at));
+                }
                 i += 1;
             }
         }
@@ -115,6 +118,54 @@ fn candidate(
         message_index: index,
         action,
     }
+}
+
+/// The parts of a first-person list that leave their subject out, said
+/// in full: "I live in Pune, work at Infosys and have a cat named Biscuit"
+/// → "I work at Infosys.", "I have a cat named Biscuit."; "I'm 41, from
+/// Kenya" → "I'm from Kenya.". Only where the clause is the user's own
+/// statement (a question, plan or someone else's words lends none).
+fn elided(sentence: &str, clause: &str) -> Vec<String> {
+    static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\s*(?:(?:and|so|also|well|oh|hi|hey|yes|ok|okay)[,\s]+)*(?P<s>i'm|i am|im|i|we're|we are|we)\s")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static JOIN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i),\s*(?:and\s+)?|\s+and\s+").unwrap_or_else(|e| panic!("{e}"))
+    });
+    static BARE_VERB: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(?:work|live|have|speak|teach|use|love|like|enjoy|hate|study|own|play|drive|code|run|moved|started|joined|prefer|go|attend|volunteer|practi[cs]e|write|cook|grew\s+up)\b")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static BARE_STATE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(?:from\s|an?\s|allergic\s|\d{1,3}(?:\s+years?\s+old)?$|vegetarian|vegan|married|single|divorced|learning\s|working\s|studying\s|based\s)")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    let Some(lead) = LEAD.captures(clause).and_then(|c| c.name("s")) else {
+        return Vec::new();
+    };
+    if statement::stance(sentence, clause, clause.len()) != statement::Stance::Own {
+        return Vec::new();
+    }
+    let subject = lead.as_str().to_lowercase();
+    let (doer, being) = match subject.as_str() {
+        "we" | "we're" | "we are" => ("We", "We're"),
+        _ => ("I", "I'm"),
+    };
+    let is_being = matches!(subject.as_str(), "i'm" | "i am" | "im" | "we're" | "we are");
+    JOIN.split(clause)
+        .skip(1)
+        .map(|part| part.trim().trim_end_matches(['.', '!']).trim())
+        .filter_map(|part| {
+            if BARE_VERB.is_match(part) {
+                Some(format!("{doer} {part}."))
+            } else if is_being && BARE_STATE.is_match(part) {
+                Some(format!("{being} {part}."))
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// Negation before a fact in its clause ("It is not true that I am a
@@ -369,6 +420,34 @@ mod tests {
             .into_iter()
             .map(|c| (c.attribute, c.value))
             .collect()
+    }
+
+    #[test]
+    fn a_list_that_leaves_its_subject_out_is_read_in_full() {
+        let got = facts("I live in Pune, work at Infosys and have a cat named Biscuit.");
+        for want in [
+            ("location.city", "Pune"),
+            ("employer", "Infosys"),
+            ("pet.cat.name", "Biscuit"),
+        ] {
+            assert!(got.contains(&(want.0.into(), want.1.into())), "{got:?}");
+        }
+        let got = facts("My husband Mark and I live in Leeds.");
+        assert!(
+            got.contains(&("family.husband.name".into(), "Mark".into())),
+            "{got:?}"
+        );
+        let got = facts("I'm 41, from Kenya, and I speak Swahili.");
+        assert!(got.contains(&("origin".into(), "Kenya".into())), "{got:?}");
+        // A question, a plan or someone else's words lend no subject.
+        for text in [
+            "Should I move to Pune, work at Infosys and have a cat?",
+            "If I lived in Pune, work at Infosys would be easy.",
+            "My brother said I live in Pune, work at Infosys.",
+        ] {
+            let got = facts(text);
+            assert!(!got.iter().any(|(k, _)| k == "employer"), "{text}: {got:?}");
+        }
     }
 
     #[test]

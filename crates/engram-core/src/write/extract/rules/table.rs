@@ -307,7 +307,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // "My daughter Emma starts school…": a relative named in passing.
         rule(
             &format!(
-                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS}),?\s+(?P<v>(?-i:[A-Z])[\p{{L}}'’\-]+)(?:,|\s+(?:is|was|has|had|starts|started|lives|works|just|will|who|and|turned|turns|\p{{Ll}}+s)\b)"
+                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS}),?\s+(?P<v>(?-i:[A-Z])[\p{{L}}'’\-]+)(?:,|\s*$|\s+(?:is|was|has|had|starts|started|lives|works|just|will|who|and|turned|turns|\p{{Ll}}+s)\b)"
             ),
             family_name,
         ),
