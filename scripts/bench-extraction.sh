@@ -56,12 +56,13 @@ for _ in $(seq 1 100); do
 done
 
 LLAMA=""
+# serve_model SIZE LOG: the log is per system, so each run's timings stay.
 serve_model() {
   [ -n "$LLAMA" ] && { kill "$LLAMA"; wait "$LLAMA" 2>/dev/null || true; }
   local model
   model="$(fetch_model "$1")"
   "$VENV/bin/python" -m llama_cpp.server --model "$model" --model_alias "qwen2.5-coder-$1-instruct" \
-    --host 127.0.0.1 --port "$LLM_PORT" --n_ctx 8192 --n_threads "$(nproc)" >"$OUT/llama-$1.log" 2>&1 &
+    --host 127.0.0.1 --port "$LLM_PORT" --n_ctx 8192 --n_threads "$(nproc)" >"$OUT/llama-$2.log" 2>&1 &
   LLAMA=$!
   PIDS+=("$LLAMA")
   wait_for "http://127.0.0.1:$LLM_PORT/v1/models"
@@ -73,7 +74,7 @@ for system in $SYSTEMS; do
   echo "[bench] $system"
   case "$system" in
     engram-*)
-      serve_model "$size"
+      serve_model "$size" "$system"
       scratch_server bench ENGRAM_LLM_BASE_URL="http://127.0.0.1:$LLM_PORT/v1" \
         ENGRAM_LLM_MODEL="qwen2.5-coder-$size-instruct" ENGRAM_LLM_TIMEOUT_SECS=300
       trap cleanup EXIT  # scratch_server set its own
@@ -84,7 +85,7 @@ for system in $SYSTEMS; do
       scratch_cleanup; SCRATCH_PID=""; SCRATCH_DB=""
       ;;
     mem0-*)
-      serve_model "$size"
+      serve_model "$size" "$system"
       rm -rf "$OUT/mem0-state" && mkdir -p "$OUT/mem0-state"
       # shellcheck disable=SC2086
       "$MEM0/bin/python" "$RUN" mem0 --llm-url "http://127.0.0.1:$LLM_PORT/v1" \

@@ -141,6 +141,62 @@ fn predicate_of(statement: &str) -> String {
     rest.chars().take(MAX_VALUE).collect()
 }
 
+/// Whether a statement's predicate names a fact without stating it: a
+/// label ("User's cat's name.", "User's favourite colour.") or no words
+/// at all ("User (2026-12-05)"; an empty one is the answer's problem, for
+/// its repair). A 0.5B model writes these beside the
+/// facts of a long message; they hold nothing to recall.
+fn is_label(predicate: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "name",
+        "names",
+        "age",
+        "birthday",
+        "city",
+        "country",
+        "job",
+        "email",
+        "address",
+        "number",
+        "phone",
+        "title",
+        "occupation",
+        "employer",
+        "location",
+        "hometown",
+        "color",
+        "colour",
+        "hobby",
+        "hobbies",
+        "pet",
+        "pets",
+        "diet",
+        "language",
+        "languages",
+        "preference",
+        "preferences",
+        "date",
+        "information",
+        "info",
+        "details",
+    ];
+    const LINKS: &[&str] = &[
+        "is", "are", "was", "were", "be", "been", "has", "have", "had", "called", "named",
+    ];
+    let lower = predicate.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    let last = words
+        .last()
+        .map(|w| w.trim_end_matches("'s").trim_end_matches("’s"));
+    (words.is_empty() && !lower.trim().is_empty())
+        || (words.len() <= 4
+            && last.is_some_and(|w| LABELS.contains(&w))
+            && !words.iter().any(|w| LINKS.contains(w)))
+}
+
 /// "Location City!" -> "location_city"; at most 80 characters.
 fn normalise_key(raw: &str) -> String {
     let mut out = String::new();
@@ -302,6 +358,10 @@ pub fn parse_facts(
         // value ("User is now the team lead." → "now the team lead").
         let predicate = (value_required && f.value.trim().is_empty() && read_back.is_none())
             .then(|| predicate_of(&statement));
+        if predicate.as_deref().is_some_and(is_label) {
+            tracing::debug!("dropped a statement that names a fact without stating it");
+            continue;
+        }
         let value = match (&read_back, &predicate) {
             (Some(r), _) => r.value.as_str(),
             (None, Some(p)) => p.as_str(),
@@ -370,6 +430,49 @@ mod tests {
     use super::*;
     use chrono::{DateTime, Utc};
     use engram_core::extract::Role;
+
+    /// A statement with no value that only names a fact ("User's cat's
+    /// name.") or holds no words goes; the facts beside it stay, and one
+    /// whose predicate states something is kept with it as the value.
+    #[test]
+    fn a_label_without_a_value_goes_and_its_neighbours_stay() {
+        let messages = [InputMessage {
+            role: Role::User,
+            content: "My cat is Miso and I'm now the team lead.".into(),
+            created_at: Utc::now(),
+        }];
+        let fact = |statement: &str, value: &str| {
+            format!(r#"{{"statement": "{statement}", "attribute": "pet.cat", "value": "{value}"}}"#)
+        };
+        let answer = format!(
+            r#"{{"facts": [{}, {}, {}, {}, {}]}}"#,
+            fact("User's cat's name.", ""),
+            fact("User (2026-12-05)", ""),
+            fact("User's favourite colour", ""),
+            fact("User's cat is called Miso.", "Miso"),
+            fact("User is now the team lead.", ""),
+        );
+        let facts = parse_facts(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
+        let values: Vec<&str> = facts.iter().map(|f| f.value.as_str()).collect();
+        assert_eq!(values, ["Miso", "now the team lead"]);
+        for label in [
+            "cat's name",
+            "(2026-12-05)",
+            "favourite colour",
+            "email address",
+        ] {
+            assert!(is_label(label), "{label}");
+        }
+        for said in [
+            "",
+            "now the team lead",
+            "vegan",
+            "name is Ada",
+            "learning Japanese",
+        ] {
+            assert!(!is_label(said), "{said}");
+        }
+    }
 
     /// A model may answer any number of days, and a message may be dated at
     /// the end of the calendar: the expiry saturates, it never panics.
