@@ -20,16 +20,17 @@ use async_openai::error::OpenAIError;
 use async_openai::Client;
 use async_trait::async_trait;
 use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 pub(crate) use output::json_object;
-pub use output::{output_schema, parse_facts, Invalid, InvalidReason};
+pub use output::{output_schema, output_schema_text, parse_facts, Invalid, InvalidReason};
 pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
 /// The extraction prompt; its version is recorded on every memory it creates.
-pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v3.md");
-pub const EXTRACT_PROMPT_VERSION: &str = "extract-v3";
+pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract-v4.md");
+pub const EXTRACT_PROMPT_VERSION: &str = "extract-v4";
 
 /// The prompt's own words, lower case, for telling a copied value.
 static PROMPT_WORDS: LazyLock<String> = LazyLock::new(|| EXTRACT_PROMPT.to_lowercase());
@@ -125,10 +126,7 @@ impl LlmExtractor {
     fn system_prompt(&self) -> String {
         EXTRACT_PROMPT
             .replace("{max_facts}", &self.config.max_facts.to_string())
-            .replace(
-                "{schema}",
-                &output_schema(self.config.max_facts).to_string(),
-            )
+            .replace("{schema}", &output_schema_text(self.config.max_facts))
     }
 
     fn use_schema(&self) -> bool {
@@ -145,22 +143,28 @@ impl LlmExtractor {
         schema: bool,
         max_items: usize,
     ) -> Result<Completion, OpenAIError> {
+        // The schema goes as written (`output_schema_text`): a decoder
+        // writes its properties in its order.
+        let text = output_schema_text(max_items);
         let response_format = if schema {
-            json!({"type": "json_schema", "json_schema": {"name": "facts", "strict": true, "schema": output_schema(max_items)}})
+            format!(
+                r#"{{"type": "json_schema", "json_schema": {{"name": "facts", "strict": true, "schema": {text}}}}}"#
+            )
         } else {
             // `schema` beside json_object is how llama.cpp's server takes a
             // grammar; servers that do not know it ignore it.
-            json!({"type": "json_object", "schema": output_schema(max_items)})
+            format!(r#"{{"type": "json_object", "schema": {text}}}"#)
         };
-        let request = json!({
-            "model": self.config.model,
-            "messages": messages,
-            "temperature": 0,
-            "max_tokens": self.config.max_tokens,
-            "response_format": response_format,
-            "stream": false,
-        });
-        completion(&self.client, "extract", request).await
+        let request = ExtractRequest {
+            model: &self.config.model,
+            messages,
+            temperature: 0,
+            max_tokens: self.config.max_tokens,
+            response_format: RawValue::from_string(response_format)
+                .map_err(|e| OpenAIError::InvalidArgument(e.to_string()))?,
+            stream: false,
+        };
+        completion(&self.client, "extract", &self.config.model, request).await
     }
 
     /// One completion, falling back from json_schema to json_object once.
@@ -188,6 +192,17 @@ impl LlmExtractor {
     }
 }
 
+/// An extraction's chat request, its schema as written.
+#[derive(serde::Serialize)]
+struct ExtractRequest<'a> {
+    model: &'a str,
+    messages: &'a [Value],
+    temperature: u8,
+    max_tokens: u32,
+    response_format: Box<RawValue>,
+    stream: bool,
+}
+
 /// What the endpoint takes, found by one tiny request at start: a strict
 /// `json_schema`, or (refused, as llama.cpp's server does) `json_object`
 /// with the schema as a grammar. `Err` when the endpoint could not be
@@ -208,7 +223,7 @@ pub async fn probe_response_format(config: &LlmConfig) -> Result<ResponseFormat,
         "response_format": {"type": "json_schema", "json_schema": {"name": "probe", "strict": true, "schema": schema}},
         "stream": false,
     });
-    match completion(&client, "probe", request).await {
+    match completion(&client, "probe", &config.model, request).await {
         Ok(_) => Ok(ResponseFormat::JsonSchema),
         Err(e) if refuses_format(&e) => Ok(ResponseFormat::JsonObject),
         Err(e) => Err(engram_core::policy::without_url_credentials(&e.to_string())),
@@ -242,7 +257,10 @@ pub(crate) async fn completion_text(
     purpose: &'static str,
     request: Value,
 ) -> Result<String, OpenAIError> {
-    completion(client, purpose, request).await.map(|c| c.text)
+    let model = request["model"].as_str().unwrap_or_default().to_owned();
+    completion(client, purpose, &model, request)
+        .await
+        .map(|c| c.text)
 }
 
 /// One chat completion (`stream: false`). Every call is counted by model
@@ -251,9 +269,10 @@ pub(crate) async fn completion_text(
 pub(crate) async fn completion(
     client: &Client<OpenAIConfig>,
     purpose: &'static str,
-    request: Value,
+    model: &str,
+    request: impl serde::Serialize + Send,
 ) -> Result<Completion, OpenAIError> {
-    let model = request["model"].as_str().unwrap_or_default().to_owned();
+    let model = model.to_owned();
     let started = std::time::Instant::now();
     let result: Result<Value, OpenAIError> = client.chat().create_byot(request).await;
     let with = |key: &'static str, value: &'static str| {
@@ -342,19 +361,48 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
-        let facts = not_copied(self.model_facts(messages).await?, messages);
-        let facts = engram_core::extract::as_said(facts, messages);
-        let facts = engram_core::extract::rekeyed(facts, messages);
-        Ok(engram_core::extract::with_rules(
-            facts,
-            engram_core::extract::RulesExtractor.extract_sync(messages),
-        ))
+        let model = self.model_facts(messages).await?;
+        Ok(after_model(model, messages, |_, _| {}))
     }
 }
 
+/// The checks after the model, in order; `seen` is shown each stage's
+/// facts (the `explain` example prints them).
+pub fn after_model(
+    model: Vec<Candidate>,
+    messages: &[InputMessage],
+    mut seen: impl FnMut(&'static str, &[Candidate]),
+) -> Vec<Candidate> {
+    seen("model", &model);
+    let facts = not_copied(model, messages);
+    seen("not copied from the prompt", &facts);
+    let facts = engram_core::extract::as_said(facts, messages);
+    seen("as said", &facts);
+    let facts = engram_core::extract::rekeyed(facts, messages);
+    seen("rekeyed", &facts);
+    let facts = engram_core::extract::restated(facts, messages);
+    seen("restated", &facts);
+    let rules = engram_core::extract::RulesExtractor.extract_sync(messages);
+    seen("rules", &rules);
+    // An assertion its message denies or does not bear out is refused
+    // later (and shown refused); it keeps no retraction out.
+    let borne = |c: &Candidate| {
+        messages.get(c.message_index).is_some_and(|m| {
+            engram_core::extract::statement::unsupported(&m.content, &c.value).is_none()
+        })
+    };
+    let facts = engram_core::extract::with_rules(facts, rules, borne);
+    seen("with the rules", &facts);
+    facts
+}
+
 impl LlmExtractor {
-    /// The model's facts: its answer, or its one repair, checked.
-    async fn model_facts(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
+    /// The model's facts: its answer, or its one repair, checked (before
+    /// the checks after the model, `after_model`).
+    pub async fn model_facts(
+        &self,
+        messages: &[InputMessage],
+    ) -> Result<Vec<Candidate>, ExtractError> {
         if messages.iter().all(|m| m.content.trim().is_empty()) {
             return Ok(Vec::new());
         }

@@ -1,10 +1,10 @@
 //! The shape the LLM must answer in, and tolerant, bounded parsing of it.
 
-use engram_core::extract::{Candidate, FactAction, InputMessage};
+use engram_core::extract::{is_label, predicate_of, Candidate, FactAction, InputMessage};
 use engram_core::timephrase::expiry_hint;
 use engram_core::MemoryKind;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 const MAX_STATEMENT: usize = 300;
 const MAX_VALUE: usize = 200;
@@ -16,30 +16,37 @@ use engram_core::policy::SENSITIVITY;
 /// judges poorly is derived after it instead (`parse_facts`): the message
 /// a fact comes from, whether it was said or inferred, its importance.
 pub fn output_schema(max_facts: usize) -> Value {
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["facts"],
-        "properties": {
-            "facts": {
-                "type": "array",
-                "maxItems": max_facts,
-                "items": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["statement", "attribute", "value", "action", "valid_for_days", "sensitivity"],
-                    "properties": {
-                        "statement": {"type": "string", "maxLength": MAX_STATEMENT},
-                        "attribute": {"type": "string", "maxLength": 80},
-                        "value": {"type": "string", "maxLength": MAX_VALUE},
-                        "action": {"type": "string", "enum": ["assert", "retract", "forget"]},
-                        "valid_for_days": {"type": ["integer", "null"], "minimum": 0, "maximum": 3650},
-                        "sensitivity": {"type": ["string", "null"], "enum": [SENSITIVITY[0], SENSITIVITY[1], SENSITIVITY[2], SENSITIVITY[3], SENSITIVITY[4], SENSITIVITY[5], null]}
-                    }
-                }
-            }
-        }
-    })
+    serde_json::from_str(&output_schema_text(max_facts))
+        .unwrap_or_else(|e| panic!("the answer's schema is JSON: {e}"))
+}
+
+/// The schema as sent, its properties in the order a fact is written:
+/// what it says, its key and value, then what to do with it. The order is
+/// the point: a constrained decoder (llama.cpp's grammar, OpenAI's strict
+/// mode) writes properties in the schema's order, and with the keys sorted
+/// (as a `serde_json` map sorts them) a model had to choose the action
+/// before the statement: a 0.5B model then marked most second facts
+/// "retract" and left their value empty.
+pub fn output_schema_text(max_facts: usize) -> String {
+    let sensitivity: Vec<String> = SENSITIVITY.iter().map(|s| format!("\"{s}\"")).collect();
+    let sensitivity = sensitivity.join(", ");
+    format!(
+        concat!(
+            r#"{{"type": "object", "additionalProperties": false, "required": ["facts"], "properties": {{"facts": {{"#,
+            r#""type": "array", "maxItems": {max}, "items": {{"type": "object", "additionalProperties": false, "#,
+            r#""required": ["statement", "attribute", "value", "action", "valid_for_days", "sensitivity"], "properties": {{"#,
+            r#""statement": {{"type": "string", "maxLength": {statement}}}, "#,
+            r#""attribute": {{"type": "string", "maxLength": 80}}, "#,
+            r#""value": {{"type": "string", "maxLength": {value}}}, "#,
+            r#""action": {{"type": "string", "enum": ["assert", "retract", "forget"]}}, "#,
+            r#""valid_for_days": {{"type": ["integer", "null"], "minimum": 0, "maximum": 3650}}, "#,
+            r#""sensitivity": {{"type": ["string", "null"], "enum": [{sensitivity}, null]}}}}}}}}}}}}"#
+        ),
+        max = max_facts,
+        statement = MAX_STATEMENT,
+        value = MAX_VALUE,
+        sensitivity = sensitivity,
+    )
 }
 
 #[derive(Deserialize)]
@@ -93,12 +100,11 @@ fn unit(x: Option<f64>, default: f64) -> f32 {
 /// Whether `message` holds `value` in its own words (case and punctuation
 /// aside): the user said it, rather than the model inferring it.
 fn holds(message: &str, value: &str) -> bool {
-    let v = engram_core::extract::slug(value);
+    use engram_core::text::words::folded;
+    let v = engram_core::extract::slug(&folded(value));
     !v.is_empty()
-        && (message
-            .to_lowercase()
-            .contains(&value.trim().to_lowercase())
-            || engram_core::extract::slug(message).contains(&v))
+        && (folded(message).contains(&folded(value.trim()))
+            || engram_core::extract::slug(&folded(message)).contains(&v))
 }
 
 /// The message a fact comes from when the answer does not say: the last
@@ -112,89 +118,6 @@ fn source_of(messages: &[InputMessage], value: &str) -> usize {
         .iter()
         .rposition(|m| holds(&m.content, value))
         .unwrap_or(last_user)
-}
-
-/// What a statement says of the user, without them: "User is now the
-/// team lead." → "now the team lead"; "User's dog is Rex." → "dog is Rex".
-fn predicate_of(statement: &str) -> String {
-    let strip = |text: &str, heads: &[&str]| -> Option<usize> {
-        let lower = text.to_lowercase();
-        heads
-            .iter()
-            .find(|h| lower.starts_with(*h) && text.is_char_boundary(h.len()))
-            .map(|h| h.len())
-    };
-    let mut rest = statement.trim();
-    for heads in [
-        &["the "][..],
-        &["user's ", "user’s ", "user "],
-        &["is ", "was ", "has ", "had "],
-    ] {
-        if let Some(n) = strip(rest, heads) {
-            rest = rest[n..].trim_start();
-        }
-    }
-    let rest = rest.trim_end_matches(['.', '!', ' ']);
-    if rest.eq_ignore_ascii_case("user") {
-        return String::new();
-    }
-    rest.chars().take(MAX_VALUE).collect()
-}
-
-/// Whether a statement's predicate names a fact without stating it: a
-/// label ("User's cat's name.", "User's favourite colour.") or no words
-/// at all ("User (2026-12-05)"; an empty one is the answer's problem, for
-/// its repair). A 0.5B model writes these beside the
-/// facts of a long message; they hold nothing to recall.
-fn is_label(predicate: &str) -> bool {
-    const LABELS: &[&str] = &[
-        "name",
-        "names",
-        "age",
-        "birthday",
-        "city",
-        "country",
-        "job",
-        "email",
-        "address",
-        "number",
-        "phone",
-        "title",
-        "occupation",
-        "employer",
-        "location",
-        "hometown",
-        "color",
-        "colour",
-        "hobby",
-        "hobbies",
-        "pet",
-        "pets",
-        "diet",
-        "language",
-        "languages",
-        "preference",
-        "preferences",
-        "date",
-        "information",
-        "info",
-        "details",
-    ];
-    const LINKS: &[&str] = &[
-        "is", "are", "was", "were", "be", "been", "has", "have", "had", "called", "named",
-    ];
-    let lower = predicate.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
-        .filter(|w| w.chars().any(char::is_alphabetic))
-        .collect();
-    let last = words
-        .last()
-        .map(|w| w.trim_end_matches("'s").trim_end_matches("’s"));
-    (words.is_empty() && !lower.trim().is_empty())
-        || (words.len() <= 4
-            && last.is_some_and(|w| LABELS.contains(&w))
-            && !words.iter().any(|w| LINKS.contains(w)))
 }
 
 /// "Location City!" -> "location_city"; at most 80 characters.
@@ -454,7 +377,7 @@ mod tests {
         );
         let facts = parse_facts(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
         let values: Vec<&str> = facts.iter().map(|f| f.value.as_str()).collect();
-        assert_eq!(values, ["Miso", "now the team lead"]);
+        assert_eq!(values, ["Miso", "team lead"]);
         for label in [
             "cat's name",
             "(2026-12-05)",
@@ -472,6 +395,38 @@ mod tests {
         ] {
             assert!(!is_label(said), "{said}");
         }
+    }
+
+    /// The schema as sent lists a fact's properties in the order a fact is
+    /// written (a constrained decoder follows it), and says what the
+    /// validating schema says.
+    #[test]
+    fn the_schema_lists_a_fact_in_the_order_it_is_written() {
+        let text = output_schema_text(7);
+        let at = |key: &str| {
+            text.find(&format!("\"{key}\": {{"))
+                .unwrap_or_else(|| panic!("{key} missing"))
+        };
+        let order = [
+            "statement",
+            "attribute",
+            "value",
+            "action",
+            "valid_for_days",
+            "sensitivity",
+        ];
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{text}");
+        let schema = output_schema(7);
+        let item = &schema["properties"]["facts"]["items"];
+        assert_eq!(schema["properties"]["facts"]["maxItems"], 7);
+        assert_eq!(item["required"].as_array().map(Vec::len), Some(6));
+        assert_eq!(item["properties"]["action"]["enum"][1], "retract");
+        assert_eq!(
+            item["properties"]["sensitivity"]["enum"]
+                .as_array()
+                .map(Vec::len),
+            Some(SENSITIVITY.len() + 1)
+        );
     }
 
     /// A model may answer any number of days, and a message may be dated at
@@ -550,7 +505,7 @@ mod tests {
         );
         assert_eq!(
             (facts[1].attribute.as_str(), facts[1].value.as_str()),
-            ("role", "now the team lead")
+            ("role", "team lead")
         );
         assert_eq!(predicate_of("The user's dog is Rex."), "dog is Rex");
         assert_eq!(predicate_of("User."), "");

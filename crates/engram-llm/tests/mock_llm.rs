@@ -31,10 +31,10 @@ struct Script {
 
 impl Respond for Script {
     fn respond(&self, req: &Request) -> ResponseTemplate {
-        self.seen
-            .lock()
-            .unwrap()
-            .push(serde_json::from_slice(&req.body).unwrap());
+        // The body as parsed, and as sent (`__raw`: its key order).
+        let mut body: Value = serde_json::from_slice(&req.body).unwrap();
+        body["__raw"] = Value::String(String::from_utf8_lossy(&req.body).into_owned());
+        self.seen.lock().unwrap().push(body);
         let i = self
             .calls
             .fetch_add(1, Ordering::SeqCst)
@@ -84,11 +84,19 @@ async fn good_structured_output_becomes_candidates() {
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].attribute, "location.city");
     assert_eq!(facts[0].value, "Austin");
-    assert_eq!(e.prompt_version(), Some("extract-v3"));
+    assert_eq!(e.prompt_version(), Some("extract-v4"));
     let req = &seen.lock().unwrap()[0];
     assert_eq!(req["model"], "mock");
     assert_eq!(req["response_format"]["type"], "json_schema");
     assert_eq!(req["response_format"]["json_schema"]["strict"], true);
+    // A decoder writes a fact's properties in the schema's order: the
+    // statement before the action, as sent.
+    let raw = req["__raw"].as_str().unwrap();
+    let (statement, action) = (
+        raw.find(r#""statement":"#).unwrap(),
+        raw.find(r#""action":"#).unwrap(),
+    );
+    assert!(statement < action, "{raw}");
     assert!(req["messages"][1]["content"]
         .as_str()
         .unwrap()

@@ -90,3 +90,24 @@ pub struct Candidate {
     #[serde(default)]
     pub action: FactAction,
 }
+
+impl Candidate {
+    /// A stated semantic fact about the user from message 0, for tests.
+    #[cfg(test)]
+    pub(crate) fn stated_fact(attribute: &str, value: &str, statement: &str) -> Self {
+        Self {
+            statement: statement.into(),
+            kind: MemoryKind::Semantic,
+            subject: "user".into(),
+            attribute: attribute.into(),
+            value: value.into(),
+            importance: 0.5,
+            confidence: 0.9,
+            sensitivity: None,
+            expires_at: None,
+            stated: true,
+            message_index: 0,
+            action: FactAction::Assert,
+        }
+    }
+}

@@ -1,10 +1,12 @@
 //! Text as every layer reads it: split into sentences and clauses
 //! (`split`), what a statement does (`statement`), time phrases
-//! (`timephrase`), and small utilities.
+//! (`timephrase`), words compared by their stems (`words`), and small
+//! utilities.
 
 mod split;
 pub mod statement;
 pub mod timephrase;
+pub mod words;
 
 pub use split::{clauses, sentences};
 

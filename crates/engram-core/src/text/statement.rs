@@ -208,7 +208,7 @@ static AFFIRM: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (
             re(
-                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?moved\s+(?:away\s+)?(?:out\s+of|from)\s+(?P<place>(?-i:[A-Z])[\p{L}'\- ]*)",
+                r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+)?moved\s+(?:away\s+)?(?:out\s+of|from)\s+(?P<place>(?-i:[A-Z])[\p{L}'\-]*(?:\s+(?:(?:de|da|do|del|la|le|am|upon|sur|of)\s+)?(?-i:[A-Z])[\p{L}'\-]*)*)",
             ),
             "I live in $place",
         ),
@@ -407,6 +407,11 @@ pub fn unsupported(message: &str, value: &str) -> Option<&'static str> {
                     Stance::Insincere => Some("the user was joking or sarcastic"),
                     Stance::Own if NEGATION.is_match(&clause[..at]) => {
                         Some("the user said it is not so")
+                    }
+                    // A value that opens with its own hedge ("might get a
+                    // puppy next year", read off a model's statement).
+                    Stance::Own if TENTATIVE.find(&needle).is_some_and(|m| m.start() == 0) => {
+                        Some("the user spoke of a possibility, not a fact")
                     }
                     Stance::Own => None,
                 };
@@ -616,6 +621,129 @@ pub fn first_person(statement: &str) -> Option<String> {
     Some(LATER.replace_all(&text, "my").into_owned())
 }
 
+/// A time phrase ending a clause ("last year", "a month ago", "in
+/// March"), or punctuation: where a thing named before it ends.
+static TIME_TAIL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(?:\s+(?:last|this|next)\s+\w+|\s+(?:a|an|one|two|three|few|some|\d+)\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s+ago|\s+(?:yesterday|today|recently|already|earlier|for\s+good|at\s+last|in\s+(?:\d{4}|january|february|march|april|may|june|july|august|september|october|november|december|the\s+\w+))|\s+(?:any\s?more|any\s+longer|now))+\s*$|[\s.!?,;:]+$",
+    )
+});
+
+/// `thing` without a time phrase at its end, or a leading article or
+/// possessive ("the boat last week" → "boat").
+fn bare_thing(thing: &str) -> Option<String> {
+    static LEAD: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^(?:(?:the|my|our|a|an|being|with|on)\s+)+"));
+    let mut t = thing.trim().to_owned();
+    loop {
+        let cut = TIME_TAIL.replace(&t, "").trim().to_owned();
+        if cut == t {
+            break;
+        }
+        t = cut;
+    }
+    let t = LEAD.replace(&t, "").trim().to_owned();
+    (!t.is_empty() && t.split_whitespace().count() <= 6).then_some(t)
+}
+
+/// What a clause says the user has given up or lost, in its own words,
+/// for a retraction the rules cannot key: "I quit smoking last year" →
+/// "smoking"; "I stopped learning German" → "learning German"; "We sold the
+/// boat" → "boat"; "Our rabbit Clover died" → "rabbit Clover".
+pub fn given_up(clause: &str) -> Option<String> {
+    static GAVE_UP: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^\s*(?:(?:so|and|but|well|actually|also)[,\s]+)*(?:i|we)\s+(?:have\s+|'ve\s+|had\s+)?(?:just\s+|recently\s+|finally\s+|already\s+|officially\s+)?(?P<verb>stopped|quit|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|sold|got\s+rid\s+of|cancell?ed|dropped\s+out\s+of|ended)\s+(?P<x>.+)$",
+        )
+    });
+    static LOST: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:my|our)\s+(?:(?:old|dear|beloved|poor)\s+)?(?P<x>(?:dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|fish|goldfish|turtle|tortoise|snake|lizard|gecko|bird|budgie|guinea\s+pig|ferret|pony)(?:\s+(?-i:[A-Z])[\p{L}'\-]*)?)\s+(?:has\s+)?(?:died|passed\s+away|was\s+put\s+down|ran\s+away|is\s+dead|is\s+gone)\b",
+        )
+    });
+    // "Stopped by the bakery" and "ended up in Paris" give nothing up.
+    static NOT_GIVING_UP: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^(?:stopped\s+(?:by|in|at|off|over|to|for|on)|ended\s+up)$"));
+    let c = GAVE_UP.captures(clause).or_else(|| LOST.captures(clause))?;
+    let x = c.name("x")?.as_str();
+    if let Some(verb) = c.name("verb") {
+        let first = x.split_whitespace().next().unwrap_or("");
+        if NOT_GIVING_UP.is_match(&format!("{} {first}", verb.as_str())) {
+            return None;
+        }
+    }
+    bare_thing(x)
+}
+
+/// What an English clause that takes something back names, when the
+/// rules read no fact in what it takes back: its assertion without the
+/// subject and its verb of being or having ("I'm no longer a member of the
+/// gym" → "a member of the gym" → "member of the gym"; "I don't play chess
+/// any more" → "play chess"). Only a clause that says the fact has ended
+/// ("no longer", "any more"), not any denial: "I don't have time" names
+/// nothing the user held.
+pub fn no_longer(clause: &str) -> Option<String> {
+    static ENDED: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\bno\s+longer\b|\bany\s?more\b|\bany\s+longer\b"));
+    static SUBJECT: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^\s*(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have|\s+has)?\s+"));
+    if !ENDED.is_match(clause) {
+        return None;
+    }
+    let positive = taken_back(clause)?;
+    let rest = SUBJECT.find(&positive)?;
+    bare_thing(&positive[rest.end()..])
+}
+
+/// In a correction, the value it says was wrong: "Sorry, I meant Graz, not
+/// Salzburg" → "Salzburg"; "No wait, it's Deloitte I work for, not KPMG" →
+/// "KPMG"; "Not Berlin, I live in Bern" → "Berlin". Only with a word of
+/// correction in the sentence ("I like tea, not coffee" corrects nothing).
+pub fn corrected_from(sentence: &str) -> Option<String> {
+    static CUE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:sorry|meant|actually|correction|no\s+wait|wait|typo|mistake|wrong|i\s+misspoke|my\s+bad|rather)\b|^\s*not\s",
+        )
+    });
+    static NOT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)(?:,\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+|\s+(?P<prev>[\p{L}\p{N}'’]+)\s+)not\s+(?P<y>[^,.;!?]{1,40}?)\s*(?:[.!?]+\s*$|$)|^\s*not\s+(?P<z>[^,.;!?]{1,40}?)\s*,",
+        )
+    });
+    if !CUE.is_match(sentence) {
+        return None;
+    }
+    // "I do not have a dog" denies; "Graz not Salzburg" corrects.
+    static AUXILIARY: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:i|we|do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should|must|may|might|'m|i'm|it's|that's|just|really|certainly|definitely|probably|actually|absolutely|also|still|yet|maybe|perhaps|sure|why|or)$",
+        )
+    });
+    let c = NOT.captures(sentence)?;
+    if c.name("prev")
+        .is_some_and(|p| AUXILIARY.is_match(p.as_str()))
+    {
+        return None;
+    }
+    let y = c.name("y").or_else(|| c.name("z"))?.as_str();
+    // A number alone names nothing to retire ("I'm 34, not 43": the new age
+    // supersedes the old one under its key).
+    bare_thing(y)
+        .filter(|y| y.split_whitespace().count() <= 4 && y.chars().any(char::is_alphabetic))
+}
+
+/// What a change "from X to Y" leaves ("I switched from Android to an
+/// iPhone" → "Android"). Not a move: moving away from a city does not
+/// change where one is from, and the new city supersedes the old.
+pub fn changed_from(clause: &str) -> Option<String> {
+    static FROM: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+|recently\s+|finally\s+)?(?:switched|changed|upgraded|converted|migrated|went|moved\s+over)(?:\s+over)?\s+from\s+(?P<x>[^,.;!?]{1,40}?)\s+to\s+\S",
+        )
+    });
+    bare_thing(FROM.captures(clause)?.name("x")?.as_str())
+}
+
 /// Negation before a value in its clause.
 static NEGATION: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:not|never|no\s+longer|false|untrue)\b|n't\b"));
@@ -623,6 +751,60 @@ static NEGATION: LazyLock<Regex> =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_is_given_up_lost_or_corrected_is_named_in_its_own_words() {
+        for (clause, thing) in [
+            ("I quit smoking last year.", "smoking"),
+            ("I stopped learning German.", "learning German"),
+            ("I gave up coffee a month ago.", "coffee"),
+            ("We sold the boat.", "boat"),
+            ("Our rabbit Clover died last week.", "rabbit Clover"),
+            ("So I finally cancelled my gym membership", "gym membership"),
+        ] {
+            assert_eq!(given_up(clause).as_deref(), Some(thing), "{clause}");
+        }
+        for clause in [
+            "I live in Oslo.",
+            "My sister quit her job.",
+            "I stop by on Fridays.",
+            "I stopped by the bakery yesterday.",
+            "We ended up in Paris.",
+        ] {
+            assert_eq!(given_up(clause), None, "{clause}");
+        }
+        for (clause, thing) in [
+            ("I don't play chess anymore.", "play chess"),
+            ("I'm no longer a member of the gym.", "member of the gym"),
+        ] {
+            assert_eq!(no_longer(clause).as_deref(), Some(thing), "{clause}");
+        }
+        assert_eq!(no_longer("I don't have time."), None);
+        for (sentence, wrong) in [
+            ("Sorry, I meant Graz, not Salzburg.", "Salzburg"),
+            ("No wait, it's Deloitte I work for, not KPMG.", "KPMG"),
+            ("Not Berlin, I live in Bern.", "Berlin"),
+        ] {
+            assert_eq!(
+                corrected_from(sentence).as_deref(),
+                Some(wrong),
+                "{sentence}"
+            );
+        }
+        assert_eq!(corrected_from("I like tea, not coffee."), None);
+        assert_eq!(corrected_from("Actually I'm 34, not 43."), None);
+        assert_eq!(corrected_from("Actually, I do not have a dog."), None);
+        assert_eq!(corrected_from("Sorry, I'm not from Porto."), None);
+        assert_eq!(
+            corrected_from("Sorry, I meant Graz not Salzburg.").as_deref(),
+            Some("Salzburg")
+        );
+        assert_eq!(
+            changed_from("I switched from Android to an iPhone last week.").as_deref(),
+            Some("Android")
+        );
+        assert_eq!(changed_from("We moved from Oslo to Bergen in March."), None);
+    }
 
     #[test]
     fn a_models_statement_is_said_back_in_the_first_person() {

@@ -144,6 +144,38 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
             }
         };
     }
+    // A retraction that names its fact by words, with no attribute ("I gave
+    // up coffee", "we sold the boat": the rules cannot key them) reaches the
+    // user's own facts whose words hold all of its words, by stem. Never a
+    // fact about one of their people, nor what was kept verbatim.
+    if !forget && candidate.attribute.is_empty() && !candidate.value.trim().is_empty() {
+        let targets: Vec<Uuid> = known
+            .iter()
+            .filter(|k| {
+                k.subject.as_deref() == Some(&candidate.subject)
+                    && k.attribute.as_deref().is_some_and(|a| {
+                        let family = a.split('.').next().unwrap_or("");
+                        !matches!(family, "family" | "friend")
+                    })
+                    && crate::text::words::names_all(
+                        &candidate.value,
+                        &format!("{} {}", k.content, k.value.as_deref().unwrap_or("")),
+                    )
+            })
+            .map(|k| k.id)
+            .collect();
+        return if targets.is_empty() {
+            Decision::Ignore {
+                reason: format!("nothing held matches \"{}\"", candidate.value),
+            }
+        } else {
+            Decision::Retire {
+                targets,
+                action: candidate.action,
+                reason: format!("the user said \"{}\" no longer holds", candidate.value),
+            }
+        };
+    }
     let mut targets: Vec<&Known> = known
         .iter()
         .filter(|k| {
@@ -181,11 +213,19 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
         targets.extend(named);
     }
     if candidate.action == FactAction::Forget {
+        // A request that names no attribute ("my divorce", "my phone
+        // model") reaches what holds all of its words, by stem ("User is
+        // divorced."), and what is close in meaning.
+        let by_words = |k: &Known| {
+            candidate.attribute.is_empty()
+                && crate::text::words::names_all(&candidate.statement, &k.content)
+        };
         let close: Vec<&Known> = known
             .iter()
             .filter(|k| {
-                (k.attribute.is_none() || candidate.attribute.is_empty())
+                ((k.attribute.is_none() || candidate.attribute.is_empty())
                     && k.similarity >= p.forget_similarity
+                    || by_words(k))
                     && !targets.iter().any(|t| t.id == k.id)
             })
             .collect();
@@ -374,6 +414,62 @@ mod tests {
             decide(&request, &[sister], &DecideParams::default()),
             Decision::Ignore { .. }
         ));
+    }
+
+    #[test]
+    fn a_retraction_by_words_reaches_the_users_facts_that_hold_them() {
+        let coffee = known(
+            "habit.coffee",
+            "three coffees a day",
+            "User drinks three coffees a day.",
+            0.5,
+        );
+        let chess = known("likes.chess", "likes", "User loves playing chess.", 0.4);
+        let son = known(
+            "family.son.hobby",
+            "coffee tasting",
+            "User's son loves coffee tasting.",
+            0.5,
+        );
+        let mut raw = known("", "", "I drink coffee every morning.", 0.9);
+        raw.attribute = None;
+        let held = [coffee.clone(), chess.clone(), son, raw];
+        let mut gave_up = cand("", "coffee", "User drinks coffee.");
+        gave_up.action = crate::extract::FactAction::Retract;
+        match decide(&gave_up, &held, &DecideParams::default()) {
+            Decision::Retire {
+                targets, reason, ..
+            } => {
+                assert_eq!(targets, [coffee.id], "not the son's, not the verbatim");
+                assert!(reason.contains("coffee"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut chess_gone = cand("", "play chess", "User plays chess.");
+        chess_gone.action = crate::extract::FactAction::Retract;
+        match decide(&chess_gone, &held, &DecideParams::default()) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [chess.id]),
+            other => panic!("{other:?}"),
+        }
+        // Every word must be there: "the boat" is not the chess.
+        let mut boat = cand("", "the boat", "User owns the boat.");
+        boat.action = crate::extract::FactAction::Retract;
+        assert!(matches!(
+            decide(&boat, &held, &DecideParams::default()),
+            Decision::Ignore { .. }
+        ));
+    }
+
+    #[test]
+    fn a_forget_request_without_a_key_reaches_what_holds_its_words() {
+        let divorced = known("relationship.status", "divorced", "User is divorced.", 0.4);
+        let job = known("employer", "Acme", "User works at Acme.", 0.3);
+        let mut request = cand("", "", "my divorce");
+        request.action = crate::extract::FactAction::Forget;
+        match decide(&request, &[divorced.clone(), job], &DecideParams::default()) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [divorced.id]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -164,11 +164,11 @@ async fn the_llm_path_supersedes_with_provenance(pool: PgPool) {
     let m = app.get(&format!("/v1/memories/{austin}")).await.body;
     assert_eq!(m["provenance"]["extractor"], "llm");
     assert_eq!(m["provenance"]["model"], "fake-1");
-    assert_eq!(m["provenance"]["prompt_version"], "extract-v3");
+    assert_eq!(m["provenance"]["prompt_version"], "extract-v4");
     let last = app.last_history(&dallas).await;
     assert_eq!(last["event"], "SUPERSEDE");
     assert_eq!(last["model"], "fake-1");
-    assert_eq!(last["prompt_version"], "extract-v3");
+    assert_eq!(last["prompt_version"], "extract-v4");
 
     // Time: the model says "about a week"; the message says "until Friday", which wins.
     app.clock.set("2026-11-30T09:00:00Z".parse().unwrap()); // a Monday
@@ -270,7 +270,7 @@ async fn a_real_local_model_runs_the_job_path(pool: PgPool) {
                         ))
                         .await
                         .body;
-                    assert_eq!(m["provenance"]["prompt_version"], "extract-v3");
+                    assert_eq!(m["provenance"]["prompt_version"], "extract-v4");
                     assert_eq!(m["provenance"]["model"], model.as_str());
                 }
             }

@@ -177,6 +177,11 @@ pub(super) async fn run(
             Err(reason) => results.push(ResultItem::rejected(&c, reason)),
         }
     }
+    // What the user takes back or asks to forget was known before this
+    // job; what they assert in it is new. Retire first, so a retraction
+    // reaches the old fact and never the new one ("I switched from Android
+    // to an iPhone": the iPhone's statement names Android too).
+    accepted.sort_by_key(|c| c.action == FactAction::Assert);
     let (verbatim, left) = unread_messages(handlers, &request, &eligible, &read);
     results.extend(left);
     let statements: Vec<String> = accepted

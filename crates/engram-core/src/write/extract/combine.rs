@@ -5,12 +5,15 @@
 //! candidate the model has nothing on, and no retraction of what the same
 //! answer asserts. Pure, so it is tested here and used by every model.
 
-use super::{slug, Candidate, FactAction, InputMessage, Role, RulesExtractor, OTHERS_KEYS};
+use super::{
+    same_value, slug, Candidate, FactAction, InputMessage, Role, RulesExtractor, OTHERS_KEYS,
+};
 use crate::policy::unread_language;
 use crate::text::statement::{
     asks_to_forget, asserts_plainly, denies_in_any_language, first_person, said_of,
     takes_back_anything, users_person,
 };
+use crate::text::words::folded;
 
 /// A model's retractions and forget requests checked against the words
 /// of their message. A retraction of what the message plainly asserts is
@@ -29,23 +32,61 @@ pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
             .get(c.message_index)
             .map_or("", |m| m.content.as_str());
         let english = unread_language(said).is_none();
-        let held = !c.value.trim().is_empty()
-            && said.to_lowercase().contains(&c.value.trim().to_lowercase());
-        match c.action {
+        let held = !c.value.trim().is_empty() && folded(said).contains(&folded(c.value.trim()));
+        let made = match c.action {
             FactAction::Retract
                 if asserts_plainly(said, &c.value)
                     || (!english && held && !denies_in_any_language(said)) =>
             {
                 c.action = FactAction::Assert;
-                true
+                return true;
             }
             FactAction::Retract if english => takes_back_anything(said),
             FactAction::Retract => denies_in_any_language(said),
             FactAction::Forget => asks_to_forget(said),
-            FactAction::Assert => true,
-        }
+            FactAction::Assert => return true,
+        };
+        made || asserted_instead(c, said, english)
     });
     model
+}
+
+/// A retraction or forget request its message does not make, read as the
+/// assertion its statement makes: a 0.5B model answers "Vivo en Sevilla y
+/// mi perro se llama Toby" with the city, then "retract" for the second
+/// fact, as its prompt's example did ("User's pet Toby is a dog.", "User is
+/// a doctor."). Its value is the one it named, else the rules' reading of
+/// its statement, else the statement's predicate. In English the message
+/// must hold that value (else the model copied it); in another language
+/// the statement may translate it, and the fact counts as inferred.
+/// `false` when nothing is asserted (a label such as "User's cat's name.").
+fn asserted_instead(c: &mut Candidate, said: &str, english: bool) -> bool {
+    let lower = folded(said);
+    let in_message = |v: &str| {
+        let v = folded(v.trim());
+        !v.is_empty() && (lower.contains(&v) || crate::text::words::names_all(&v, said))
+    };
+    let predicate = super::predicate_of(&c.statement);
+    if predicate.is_empty() || super::is_label(&predicate) {
+        return false;
+    }
+    let (attribute, value) = if !c.value.trim().is_empty() {
+        (c.attribute.clone(), c.value.trim().to_owned())
+    } else if let Some(r) = read_back(&c.statement) {
+        (r.attribute, r.value)
+    } else {
+        (c.attribute.clone(), predicate)
+    };
+    let stated = in_message(&value);
+    if english && !stated {
+        return false;
+    }
+    c.action = FactAction::Assert;
+    c.attribute = attribute;
+    c.value = value;
+    c.stated = stated;
+    c.confidence = if stated { 0.9 } else { 0.6 };
+    true
 }
 
 /// What the rules read in a model's statement said back in the first
@@ -144,8 +185,42 @@ fn covered(rule: &Candidate, model: &[Candidate]) -> bool {
 /// model's of the same kind on that message: the rules name what goes in
 /// the words memories are matched by, where a model's key may miss it.
 /// No retraction or forget request survives beside an assertion of the
-/// same fact (a retraction needs words of its own: the rules read them).
-pub fn with_rules(model: Vec<Candidate>, rules: Vec<Candidate>) -> Vec<Candidate> {
+/// same fact that its message bears out (`borne`: a retraction needs words
+/// of its own, the rules read them; an assertion the message denies, as a
+/// model's "User works at Initech." from "I don't work at Initech any
+/// more", is no reason to drop the rules' retraction).
+pub fn with_rules(
+    mut model: Vec<Candidate>,
+    rules: Vec<Candidate>,
+    borne: impl Fn(&Candidate) -> bool,
+) -> Vec<Candidate> {
+    // Where the rules read a value the model also gave, their key is taken
+    // (they read it from the message, the model guessed: "I work at
+    // Initech" as the model's `location.city`, "my son's name is Theo" as
+    // its `name`). And what the user said wins over what the model
+    // inferred: "I started a new job at Shopify" gave the model "shopify
+    // worker", in no message, which cannot replace a stated employer; the
+    // rules' "Shopify" can.
+    model.retain(|m| {
+        m.action != FactAction::Assert
+            || !rules.iter().any(|r| {
+                r.action == FactAction::Assert
+                    && r.stated
+                    && r.message_index == m.message_index
+                    && if same_value(&r.value, &m.value) {
+                        // "likes" or a flag names no fact; its key does.
+                        r.attribute != m.attribute
+                            && !matches!(
+                                slug(&r.value).as_str(),
+                                "likes" | "dislikes" | "true" | "yes"
+                            )
+                    } else {
+                        !m.stated
+                            && (r.attribute == m.attribute
+                                || m.statement.to_lowercase().contains(&r.value.to_lowercase()))
+                    }
+            })
+    });
     let ruled = |c: &Candidate| {
         rules
             .iter()
@@ -169,6 +244,7 @@ pub fn with_rules(model: Vec<Candidate>, rules: Vec<Candidate>) -> Vec<Candidate
                 a.action == FactAction::Assert
                     && a.message_index == c.message_index
                     && same_fact(a, c)
+                    && borne(a)
             });
         let repeated = out
             .iter()
@@ -295,7 +371,7 @@ mod tests {
         // A 0.5B model read "I moved to Lyon" as "retract the city".
         let text = "I moved to Lyon last week.";
         let model = vec![candidate("location.city", "", FactAction::Retract)];
-        let both = with_rules(model, rules(text));
+        let both = with_rules(model, rules(text), |_| true);
         assert!(
             both.iter()
                 .any(|c| c.action == FactAction::Assert && c.value == "Lyon"),
@@ -311,7 +387,123 @@ mod tests {
             (read.attribute.as_str(), read.value.as_str()),
             ("location.city", "Porto")
         );
-        assert!(read_back("User is now the team lead.").is_none());
+        let lead = read_back("User is now the team lead.").unwrap_or_else(|| panic!("unread"));
+        assert_eq!(
+            (lead.attribute.as_str(), lead.value.as_str()),
+            ("role", "team lead")
+        );
+        assert!(read_back("User (2026-12-05)").is_none());
+    }
+
+    #[test]
+    fn a_retraction_the_message_does_not_make_is_the_assertion_of_its_statement() {
+        let said = |text: &str| {
+            vec![InputMessage {
+                role: Role::User,
+                content: text.into(),
+                created_at: chrono::Utc::now(),
+            }]
+        };
+        let stated = |attribute: &str, statement: &str| {
+            let mut c = candidate(attribute, "", FactAction::Retract);
+            c.statement = statement.into();
+            c
+        };
+        // Another language: a translated fact stays, as inferred.
+        let out = as_said(
+            vec![
+                stated("location.city", "User lives in Shanghai."),
+                stated("role", "User is a doctor."),
+            ],
+            &said("我住在上海，我是医生。"),
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(out
+            .iter()
+            .all(|c| c.action == FactAction::Assert && !c.stated));
+        assert_eq!(
+            (out[1].attribute.as_str(), out[1].value.as_str()),
+            ("role", "doctor")
+        );
+        // One in the user's words is stated.
+        let out = as_said(
+            vec![stated("age", "User is infirmière.")],
+            &said("J'habite à Lyon et je suis infirmière."),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].value, "infirmière");
+        assert!(out[0].stated);
+        // English: only what the message holds; a label never.
+        let out = as_said(
+            vec![
+                stated("employer", "User works at Infosys."),
+                stated("location.city", "User lives in Tromsø."),
+                stated("pet.cat.name", "User's cat's name."),
+            ],
+            &said("I'm Priya and I work at Infosys."),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(
+            (out[0].action, out[0].value.as_str()),
+            (FactAction::Assert, "Infosys")
+        );
+    }
+
+    #[test]
+    fn an_assertion_the_message_denies_keeps_no_retraction_out() {
+        let text = "I don't work at Initech any more.";
+        let mut model = candidate("employer", "Initech", FactAction::Assert);
+        model.statement = "User works at Initech.".into();
+        let borne = |c: &Candidate| crate::text::statement::unsupported(text, &c.value).is_none();
+        let both = with_rules(vec![model.clone()], rules(text), borne);
+        assert!(
+            both.iter()
+                .any(|c| c.action == FactAction::Retract && c.attribute == "employer"),
+            "{both:?}"
+        );
+        // Borne out, it does (a model that asserts and retracts one fact).
+        let both = with_rules(vec![model], rules(text), |_| true);
+        assert!(
+            both.iter().all(|c| c.action == FactAction::Assert),
+            "{both:?}"
+        );
+    }
+
+    #[test]
+    fn the_rules_key_a_value_they_read_over_the_models_guess() {
+        let text = "Correction: my son's name is Theo, not Leo.";
+        let mut model = candidate("name", "Theo", FactAction::Assert);
+        model.statement = "User's name is Theo.".into();
+        let both = with_rules(vec![model], rules(text), |_| true);
+        let theo: Vec<&Candidate> = both.iter().filter(|c| c.value == "Theo").collect();
+        assert_eq!(theo.len(), 1, "{both:?}");
+        assert_eq!(theo[0].attribute, "family.son.name");
+        // "likes" names no fact: a model's likes stand beside the rules'.
+        let mut tea = candidate("likes.green_tea", "likes", FactAction::Assert);
+        tea.statement = "User likes green tea.".into();
+        let both = with_rules(vec![tea], rules("I like tea and green tea."), |_| true);
+        assert!(
+            both.iter().any(|c| c.attribute == "likes.green_tea"),
+            "{both:?}"
+        );
+    }
+
+    #[test]
+    fn what_the_user_said_wins_over_what_the_model_inferred() {
+        let text = "I started a new job at Shopify.";
+        let mut model = candidate("employer", "shopify worker", FactAction::Assert);
+        model.statement = "User started a new job at Shopify.".into();
+        model.stated = false;
+        let both = with_rules(vec![model.clone()], rules(text), |_| true);
+        assert_eq!(both.len(), 1, "{both:?}");
+        assert_eq!(both[0].value, "Shopify");
+        assert!(both[0].stated);
+        // A stated model fact is kept over the rules' reading of it.
+        model.stated = true;
+        model.value = "Shopify".into();
+        let both = with_rules(vec![model], rules(text), |_| true);
+        assert_eq!(both.len(), 1, "{both:?}");
+        assert_eq!(both[0].statement, "User started a new job at Shopify.");
     }
 
     #[test]
@@ -319,7 +511,7 @@ mod tests {
         // The model read the city but not the forget request.
         let text = "I live in Oslo. Please forget where I work.";
         let model = vec![candidate("location.city", "Oslo", FactAction::Assert)];
-        let both = with_rules(model, rules(text));
+        let both = with_rules(model, rules(text), |_| true);
         assert!(
             both.iter().any(|c| c.action == FactAction::Forget),
             "{both:?}"
@@ -331,7 +523,7 @@ mod tests {
         let text = "Please forget where I live.";
         let model = vec![candidate("location", "", FactAction::Forget)];
         let alone = rules(text);
-        let both = with_rules(model, alone.clone());
+        let both = with_rules(model, alone.clone(), |_| true);
         assert_eq!(both.len(), alone.len(), "{both:?}");
         assert!(both.iter().all(|c| c.action == FactAction::Forget));
     }
@@ -340,7 +532,7 @@ mod tests {
     fn a_fact_the_model_keys_otherwise_is_not_added_again() {
         let text = "I've been learning Japanese for two years.";
         let model = vec![candidate("language", "Japanese", FactAction::Assert)];
-        let both = with_rules(model, rules(text));
+        let both = with_rules(model, rules(text), |_| true);
         let japanese = both.iter().filter(|c| c.value.contains("Japanese")).count();
         assert_eq!(japanese, 1, "{both:?}");
     }
@@ -353,7 +545,7 @@ mod tests {
             candidate("learning.japanese", "Japanese", FactAction::Forget),
             candidate("language", "Japanese", FactAction::Assert),
         ];
-        let both = with_rules(model, Vec::new());
+        let both = with_rules(model, Vec::new(), |_| true);
         assert_eq!(both.len(), 1, "{both:?}");
         assert_eq!(both[0].action, FactAction::Assert);
         // A retraction on its own stays, beside an unrelated assertion.
@@ -361,7 +553,7 @@ mod tests {
             candidate("employer", "Initech", FactAction::Retract),
             candidate("location.city", "Oslo", FactAction::Assert),
         ];
-        assert_eq!(with_rules(model, Vec::new()).len(), 2);
+        assert_eq!(with_rules(model, Vec::new(), |_| true).len(), 2);
     }
 
     #[test]
@@ -396,7 +588,7 @@ mod tests {
             "",
         ] {
             let alone = rules(text);
-            let both = with_rules(Vec::new(), alone.clone());
+            let both = with_rules(Vec::new(), alone.clone(), |_| true);
             assert_eq!(both.len(), alone.len(), "{text}: {both:?}");
         }
     }

@@ -2,6 +2,7 @@
 //! extractor (LLM or rules) produces the same [`Candidate`] structure.
 
 pub mod combine;
+pub mod restate;
 pub mod rules;
 
 use async_trait::async_trait;
@@ -12,6 +13,7 @@ pub use crate::model::candidate::{
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};
 pub use combine::{as_said, read_back, rekeyed, with_rules};
+pub use restate::{is_label, predicate_of, restated};
 pub use rules::RulesExtractor;
 
 #[derive(Debug, thiserror::Error)]

@@ -131,7 +131,8 @@ fn elided(sentence: &str, clause: &str) -> Vec<String> {
             .unwrap_or_else(|e| panic!("{e}"))
     });
     static JOIN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i),\s*(?:and\s+)?|\s+and\s+").unwrap_or_else(|e| panic!("{e}"))
+        Regex::new(r"(?i),\s*(?:and\s+|but\s+)?|\s+(?:and|but)\s+")
+            .unwrap_or_else(|e| panic!("{e}"))
     });
     static BARE_VERB: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^(?:work|live|have|speak|teach|use|love|like|enjoy|hate|study|own|play|drive|code|run|moved|started|joined|prefer|go|attend|volunteer|practi[cs]e|write|cook|grew\s+up)\b")
@@ -212,24 +213,59 @@ fn read_clause(
             _ => return Vec::new(),
         }
     }
-    if !asserted.is_empty() && !denied {
-        return asserted;
+    if statement::is_question(sentence, clause)
+        || statement::stance(sentence, clause, clause.len()) != Stance::Own
+    {
+        return if denied { Vec::new() } else { asserted };
+    }
+    // What a correction says was wrong ("I meant Graz, not Salzburg") and
+    // what a change leaves ("I switched from Android to an iPhone") go, by
+    // their words: the rules cannot tell their key.
+    let left: Vec<Candidate> = statement::corrected_from(sentence)
+        .into_iter()
+        .chain(statement::changed_from(clause))
+        .map(|thing| by_words(&thing, index))
+        .collect();
+    let mut out = asserted;
+    if !out.is_empty() && !denied {
+        out.extend(left);
+        return out;
     }
     // A denial or retraction: read the assertion it takes back, and retire
     // what that would have stated.
-    if statement::is_question(sentence, clause) {
-        return asserted;
-    }
-    let Some(positive) = statement::taken_back(clause) else {
-        return asserted;
-    };
-    let mut out = asserted;
-    for part in clauses(&positive) {
-        for (_, f) in rule_facts(part) {
-            out.push(candidate(retracted(f), index, None, FactAction::Retract));
+    if let Some(positive) = statement::taken_back(clause) {
+        for part in clauses(&positive) {
+            for (_, f) in rule_facts(part) {
+                out.push(candidate(retracted(f), index, None, FactAction::Retract));
+            }
         }
     }
+    // One the rules cannot key ("I quit smoking", "we sold the boat", "I
+    // don't play chess any more") names its fact by its words.
+    if !out.iter().any(|c| c.action == FactAction::Retract) {
+        if let Some(thing) = statement::given_up(clause).or_else(|| statement::no_longer(clause)) {
+            out.push(by_words(&thing, index));
+        }
+    }
+    // A correction the rules keyed ("I'm not from Porto, I'm from Lisbon")
+    // needs no retraction by words beside it.
+    if !out.iter().any(|c| c.action == FactAction::Retract) {
+        out.extend(left);
+    }
     out
+}
+
+/// A retraction with no attribute that names what goes by its words
+/// (`decide` retires the user's facts that hold them all).
+fn by_words(thing: &str, index: usize) -> Candidate {
+    let f = Fact {
+        attribute: String::new(),
+        value: thing.to_owned(),
+        statement: format!("User: {thing}."),
+        importance: 0.5,
+        default_ttl: None,
+    };
+    candidate(f, index, None, FactAction::Retract)
 }
 
 /// A fact taken back names the attribute, and the value only where it
@@ -420,6 +456,98 @@ mod tests {
             .into_iter()
             .map(|c| (c.attribute, c.value))
             .collect()
+    }
+
+    fn read(text: &str) -> Vec<(FactAction, String, String)> {
+        RulesExtractor
+            .extract_sync(&[InputMessage {
+                role: crate::extract::Role::User,
+                content: text.into(),
+                created_at: chrono::Utc::now(),
+            }])
+            .into_iter()
+            .map(|c| (c.action, c.attribute, c.value))
+            .collect()
+    }
+
+    #[test]
+    fn changes_corrections_and_things_given_up() {
+        use FactAction::{Assert, Retract};
+        let s = |x: &str| x.to_owned();
+        // A move from one city to another is the new city (it supersedes
+        // the old one), never a retraction of "Oslo to Bergen".
+        assert_eq!(
+            read("We moved from Oslo to Bergen in March."),
+            [(Assert, s("location.city"), s("Bergen"))]
+        );
+        // A switch leaves what it switched from, by its words.
+        let switched = read("I switched from Android to an iPhone last week.");
+        assert!(
+            switched.contains(&(Retract, s(""), s("Android"))),
+            "{switched:?}"
+        );
+        assert!(
+            switched
+                .iter()
+                .any(|(a, k, v)| *a == Assert && k.starts_with("tool.") && v.contains("iPhone")),
+            "{switched:?}"
+        );
+        // Given up, sold, lost, no longer: by their words.
+        for (text, thing) in [
+            ("I quit smoking last year.", "smoking"),
+            ("I stopped learning German.", "learning German"),
+            ("I gave up coffee a month ago.", "coffee"),
+            ("We sold the boat.", "boat"),
+            ("Our rabbit Clover died last week.", "rabbit Clover"),
+            ("I don't play chess anymore.", "play chess"),
+            ("I'm no longer a member of the gym.", "member of the gym"),
+        ] {
+            assert_eq!(read(text), [(Retract, s(""), s(thing))], "{text}");
+        }
+        // A retraction the rules can key keeps its key.
+        assert_eq!(
+            read("I'm no longer vegetarian."),
+            [(Retract, s("diet"), s("vegetarian"))]
+        );
+        // A correction retires the wrong value by its words.
+        assert_eq!(
+            read("Sorry, I meant Graz, not Salzburg."),
+            [(Retract, s(""), s("Salzburg"))]
+        );
+        let wrong = read("No wait, it's Deloitte I work for, not KPMG.");
+        assert!(wrong.contains(&(Retract, s(""), s("KPMG"))), "{wrong:?}");
+        // A new role said with "now the".
+        assert_eq!(
+            read("I'm now the team lead."),
+            [(Assert, s("role"), s("team lead"))]
+        );
+        // A bare number after "I'm" ending its clause is an age.
+        assert_eq!(
+            read("Actually I'm 34, not 43."),
+            [(Assert, s("age"), s("34"))]
+        );
+        assert!(read("I'm 5 minutes away.").is_empty());
+        let kenya = read("I'm 41, from Kenya.");
+        assert!(kenya.contains(&(Assert, s("age"), s("41"))), "{kenya:?}");
+        // "but" joins a list too; "I've been learning" is learning.
+        let food = read("I hate coriander but love spicy food.");
+        assert_eq!(food.len(), 2, "{food:?}");
+        let japanese = read("I've been learning Japanese for two years.");
+        assert_eq!(japanese, [(Assert, s("learning.japanese"), s("Japanese"))]);
+        // Not the user's, or not said: nothing.
+        for text in [
+            "My brother quit smoking.",
+            "Should I sell the boat?",
+            "If I gave up coffee, would I sleep better?",
+            "I don't have time.",
+            "I like tea, not coffee.",
+        ] {
+            assert!(
+                read(text).iter().all(|(a, _, _)| *a != Retract),
+                "{text}: {:?}",
+                read(text)
+            );
+        }
     }
 
     #[test]

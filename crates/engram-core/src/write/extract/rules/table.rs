@@ -17,8 +17,8 @@ const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. ]{0,40}?)";
 const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/]{0,60}?)";
 const NAME: &str = r"(?P<v>[\p{L}][\p{L}'’\-]*(?:\s+[\p{L}][\p{L}'’\-]*){0,2}?)";
 const I_AM: &str = r"(?:i\s+am|i'm|im)";
-const PROFESSIONS: &str = r"engineer|developer|programmer|teacher|nurse|doctor|physician|designer|manager|lawyer|attorney|student|consultant|accountant|scientist|writer|author|chef|cook|analyst|architect|researcher|artist|journalist|pharmacist|dentist|electrician|plumber|mechanic|pilot|photographer|professor|lecturer|freelancer|intern|founder|co-founder|ceo|cto|cfo|coo|director|product owner|data scientist|sysadmin|devops|tester|translator|therapist|veterinarian|vet|firefighter|police officer|paramedic|farmer|musician|editor|economist|librarian|carpenter|barista|waiter|waitress|salesperson|recruiter|entrepreneur|surgeon|midwife|social worker|tutor";
-pub(super) const RELATIONS: &str = r"wife|husband|partner|boyfriend|girlfriend|son|daughter|brother|sister|mother|mom|mum|father|dad|grandmother|grandfather|grandma|grandpa|granny|uncle|aunt|cousin|niece|nephew|fianc[eé]e?|best friend|roommate|flatmate|boss|manager";
+const PROFESSIONS: &str = r"engineer|developer|programmer|teacher|nurse|doctor|physician|designer|manager|lawyer|attorney|student|consultant|accountant|scientist|writer|author|chef|cook|analyst|architect|researcher|artist|journalist|pharmacist|dentist|electrician|plumber|mechanic|pilot|photographer|professor|lecturer|freelancer|intern|founder|co-founder|ceo|cto|cfo|coo|director|product owner|data scientist|sysadmin|devops|tester|translator|therapist|veterinarian|vet|firefighter|police officer|paramedic|farmer|musician|editor|economist|librarian|carpenter|barista|waiter|waitress|salesperson|recruiter|entrepreneur|surgeon|midwife|social worker|tutor|lead|supervisor|coordinator|specialist|technician|coach|trainer|instructor|counsell?or|psychologist|receptionist|secretary|cashier|driver|caregiver|nanny";
+pub(super) const RELATIONS: &str = r"wife|husband|partner|boyfriend|girlfriend|son|daughter|brother|sister|mother|mom|mum|father|dad|grandmother|grandfather|grandma|grandpa|granny|uncle|aunt|cousin|niece|nephew|fianc[eé]e?|best friend|roommate|flatmate|boss|manager|ex-wife|ex-husband|ex-partner|ex-boyfriend|ex-girlfriend|ex";
 pub(super) const SPECIES: &str = r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|fish|goldfish|turtle|tortoise|snake|lizard|gecko|bird|budgie|guinea pig|ferret|chicken|pony";
 
 pub(super) struct Rule {
@@ -135,6 +135,18 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 fact("age", v, format!("User is {v} years old."), 0.6)
             },
         ),
+        // A number alone after "I'm", ending its clause, is an age ("I'm 41,
+        // from Kenya", "Actually I'm 34, not 43"); one with a unit after it
+        // is not ("I'm 5 minutes away").
+        rule(
+            r"^\s*(?:(?:actually|well|so|and|ok|okay|no)[,\s]+)*{I_AM}\s+(?:now\s+)?(?P<v>\d{1,3})\s*(?:[,.;!]|$|\s+(?:now|today|this\s+year)\b)",
+            |c, _| {
+                let v = value(c, "v")?;
+                let n: u32 = v.parse().ok()?;
+                (1..=120).contains(&n).then_some(())?;
+                fact("age", v, format!("User is {v} years old."), 0.6)
+            },
+        ),
         rule(
             r"\bmy birthday is (?:on )?(?P<v>[\p{L}\p{N} ]{3,25}?){END}",
             |c, _| {
@@ -145,7 +157,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // Where one lives, moves, comes from, is staying, is going.
         rule(
             &format!(
-                r"\b(?:i|we)(?:\s+have|'ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)(?:\s+back)?\s+(?:to|into)\s+{PLACE}{{END}}"
+                r"\b(?:i|we)(?:\s+have|'ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)(?:\s+back)?(?:\s+(?:away\s+)?from\s+[^,;]+?)?\s+(?:to|into)\s+{PLACE}{{END}}"
             ),
             lives_in,
         ),
@@ -269,7 +281,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b{{I_AM}}\s+(?:an?\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
+                r"\b{{I_AM}}\s+(?:now\s+|currently\s+)?(?:an?\s+|the\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
             ),
             role,
         ),
@@ -537,7 +549,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|switched to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
+                r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|switched(?:\s+over)?(?:\s+from\s+[^,;]+?)?\s+to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
             ),
             |c, _| {
                 let v = value(c, "v")?;
@@ -550,7 +562,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b{{I_AM}}\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"
+                r"\b(?:{{I_AM}}|i've\s+been|i\s+have\s+been)\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"
             ),
             |c, _| {
                 let v = value(c, "v")?;
