@@ -50,7 +50,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             created_at: chrono::Utc::now(),
         })
         .collect();
-    let model = extractor.model_facts(&messages).await?;
+    let model = extractor.read_facts(&messages).await?;
     let mut facts = after_model(model, &messages, show);
     println!("== checked against the message");
     for c in &mut facts {

@@ -361,7 +361,7 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
-        let model = self.model_facts(messages).await?;
+        let model = self.read_facts(messages).await?;
         Ok(after_model(model, messages, |_, _| {}))
     }
 }
@@ -396,7 +396,41 @@ pub fn after_model(
     facts
 }
 
+/// At most this many parts of a job's messages are asked about again.
+const MAX_PARTS: usize = 4;
+
 impl LlmExtractor {
+    /// The model's facts about the messages, and about each part of a
+    /// message in another language its answer left out, asked on its own
+    /// (`unread_parts`): a small model reads the first part of "Moro em
+    /// Curitiba e sou professora" and stops. A part that cannot be read is
+    /// left to what the first answer gave (the job does not fail for it).
+    pub async fn read_facts(
+        &self,
+        messages: &[InputMessage],
+    ) -> Result<Vec<Candidate>, ExtractError> {
+        let mut facts = self.model_facts(messages).await?;
+        let parts = engram_core::extract::unread_parts(messages, &facts);
+        for (index, part) in parts.into_iter().take(MAX_PARTS) {
+            let Some(message) = messages.get(index) else {
+                continue;
+            };
+            let one = [InputMessage {
+                role: message.role,
+                content: part,
+                created_at: message.created_at,
+            }];
+            match self.model_facts(&one).await {
+                Ok(more) => facts.extend(more.into_iter().map(|mut c| {
+                    c.message_index = index;
+                    c
+                })),
+                Err(e) => tracing::warn!(error = %e, "a part of a message could not be read"),
+            }
+        }
+        Ok(facts)
+    }
+
     /// The model's facts: its answer, or its one repair, checked (before
     /// the checks after the model, `after_model`).
     pub async fn model_facts(
@@ -514,6 +548,7 @@ mod tests {
             stated: true,
             message_index: 0,
             action: engram_core::extract::FactAction::Assert,
+            replaces: None,
         };
         let kept = not_copied(
             vec![fact("Tromsø"), fact("Kisumu")],

@@ -340,6 +340,7 @@ pub fn parse_facts(
             stated,
             message_index: index,
             action,
+            replaces: None,
         });
     }
     if !problems.is_empty() {

@@ -200,6 +200,8 @@ impl ExtractionTx {
              SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
              FROM memories
              WHERE {scope} AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
+                                OR (subject = $5 AND $10::text IS NOT NULL
+                                    AND strpos(lower(value), lower($10)) > 0)
                                 OR id IN (SELECT id FROM near))"
         ))
         .bind(self.tenant)
@@ -211,6 +213,9 @@ impl ExtractionTx {
         .bind(Vector::from(embedding.to_vec()))
         .bind(neighbours)
         .bind(HalfVector::from_f32_slice(embedding))
+        // A correction that names no key reaches the fact holding the
+        // value it corrects, wherever it is among the scope's memories.
+        .bind(candidate.replaces.as_deref())
         .fetch_all(&mut *self.tx)
         .await?;
         Ok(rows.into_iter().map(Known::from).collect())

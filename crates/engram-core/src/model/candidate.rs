@@ -89,6 +89,11 @@ pub struct Candidate {
     /// only the wording identifies what to forget.
     #[serde(default)]
     pub action: FactAction,
+    /// For a correction that names no key ("I meant Graz, not Salzburg"):
+    /// the wrong value it replaces; the fact that holds it lends its key
+    /// (`decide::resolve_correction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
 }
 
 impl Candidate {
@@ -108,6 +113,7 @@ impl Candidate {
             stated: true,
             message_index: 0,
             action: FactAction::Assert,
+            replaces: None,
         }
     }
 }

@@ -8,7 +8,7 @@ pub mod statement;
 pub mod timephrase;
 pub mod words;
 
-pub use split::{clauses, sentences};
+pub use split::{clauses, parts, sentences};
 
 /// `text` with the inside of every "…" and '…' replaced by an ellipsis.
 pub fn without_quoted(text: &str) -> String {

@@ -52,3 +52,28 @@ pub fn clauses(text: &str) -> Vec<&str> {
         .filter(|s| !s.is_empty())
         .collect()
 }
+
+/// Where a list's parts meet in the languages the screens read and their
+/// neighbours: commas and semicolons (Latin and CJK), and the word for
+/// "and" (und, y, e, et, en, i, и, och, og, ve, a, és, ja, και, та, і, 和).
+static PART_BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\s*[,;，、；]\s*|\s+(?:and|und|y|e|ed|et|en|i|и|och|og|ve|a|oraz|és|ja|και|та|і)\s+|和")
+        .unwrap_or_else(|e| panic!("{e}"))
+});
+
+/// The parts of a message in any language: its sentences, each cut at
+/// commas and at the word for "and" ("Moro em Curitiba e sou professora"
+/// → "Moro em Curitiba", "sou professora"). Coarser than `clauses`, which
+/// reads English; for telling which parts a model's answer left out.
+pub fn parts(text: &str) -> Vec<&str> {
+    sentences(text)
+        .into_iter()
+        .flat_map(|s| PART_BREAK.split(s))
+        .map(|p| {
+            p.trim()
+                .trim_end_matches(['.', '!', '?', '。', '！', '？'])
+                .trim()
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
+}

@@ -702,7 +702,7 @@ pub fn no_longer(clause: &str) -> Option<String> {
 pub fn corrected_from(sentence: &str) -> Option<String> {
     static CUE: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)\b(?:sorry|meant|actually|correction|no\s+wait|wait|typo|mistake|wrong|i\s+misspoke|my\s+bad|rather)\b|^\s*not\s",
+            r"(?i)\b(?:sorry|oops|meant|actually|correction|no\s+wait|wait|typo|mistake|wrong|i\s+misspoke|my\s+bad|rather|make\s+that)\b|^\s*not\s",
         )
     });
     static NOT: LazyLock<Regex> = LazyLock::new(|| {
@@ -730,6 +730,55 @@ pub fn corrected_from(sentence: &str) -> Option<String> {
     // supersedes the old one under its key).
     bare_thing(y)
         .filter(|y| y.split_whitespace().count() <= 4 && y.chars().any(char::is_alphabetic))
+}
+
+/// In a correction, the value it says is right, when the sentence names it
+/// without a predicate the rules read: "Sorry, I meant Graz, not Salzburg"
+/// → "Graz"; "No wait, it's Deloitte I work for, not KPMG" → "Deloitte".
+/// A few words alone, else the first name-like words.
+pub fn corrected_to(sentence: &str) -> Option<String> {
+    static LEAD: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:\s*(?:sorry|oops|no|nope|wait|actually|correction|typo|my\s+bad|i\s+mean|i\s+meant|i\s+said|rather|it's|it\s+is|it\s+was|that's|that\s+is|that\s+was|make\s+that)\b[,:;!.]*)+\s*",
+        )
+    });
+    static NOT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i),?\s+(?:and\s+|but\s+)?not\s+"));
+    corrected_from(sentence)?;
+    let before = &sentence[..NOT.find(sentence)?.start()];
+    let rest = LEAD.replace(before, "");
+    let rest = rest
+        .trim()
+        .trim_end_matches([',', '.', '!', ';', ':'])
+        .trim();
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    if words.is_empty() {
+        return None;
+    }
+    // What says a thing was wrong names no value.
+    static NO_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:(?:a|my|the|that|this|it)\s+)?(?:wrong|right|true|false|correct|incorrect|mistake|typo|error|it|that|this|so|ok|okay|fine)$",
+        )
+    });
+    if NO_VALUE.is_match(rest) {
+        return None;
+    }
+    if words.len() <= 3 && !words.iter().any(|w| w.eq_ignore_ascii_case("i")) {
+        return Some(rest.to_owned());
+    }
+    let named: Vec<&str> = words
+        .iter()
+        .skip_while(|w| !is_name_like(w))
+        .take_while(|w| is_name_like(w))
+        .copied()
+        .collect();
+    (!named.is_empty()).then(|| named.join(" "))
+}
+
+/// A word that starts with a capital and is not "I" (a name, a place, a
+/// company).
+fn is_name_like(word: &str) -> bool {
+    word != "I" && !word.starts_with("I'") && word.chars().next().is_some_and(char::is_uppercase)
 }
 
 /// What a change "from X to Y" leaves ("I switched from Android to an
@@ -790,6 +839,18 @@ mod tests {
                 Some(wrong),
                 "{sentence}"
             );
+        }
+        for (sentence, right) in [
+            ("Sorry, I meant Graz, not Salzburg.", Some("Graz")),
+            (
+                "No wait, it's Deloitte I work for, not KPMG.",
+                Some("Deloitte"),
+            ),
+            ("Oops, make that Lisbon not Porto!", Some("Lisbon")),
+            ("Sorry, I meant I live in Graz, not Linz.", Some("Graz")),
+            ("I like tea, not coffee.", None),
+        ] {
+            assert_eq!(corrected_to(sentence).as_deref(), right, "{sentence}");
         }
         assert_eq!(corrected_from("I like tea, not coffee."), None);
         assert_eq!(corrected_from("Actually I'm 34, not 43."), None);

@@ -261,11 +261,46 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
     }
 }
 
+/// A correction that names no key ("I meant Graz, not Salzburg") takes the
+/// key of the user's fact that holds the wrong value, and is said as that
+/// key says it ("User lives in Graz."). `false` when no such fact is held
+/// (or the candidate is not such a correction).
+pub fn resolve_correction(candidate: &mut Candidate, known: &[Known]) -> bool {
+    let Some(wrong) = candidate.replaces.as_deref() else {
+        return false;
+    };
+    if !candidate.attribute.is_empty() || candidate.action != FactAction::Assert {
+        return false;
+    }
+    // Of several, the one said last (ids are time-ordered, UUID v7): the
+    // user corrects what they just said.
+    let held = known
+        .iter()
+        .filter(|k| {
+            k.subject.as_deref() == Some(&candidate.subject)
+                && k.value.as_deref().is_some_and(|v| same_or_within(v, wrong))
+                && k.attribute.as_deref().is_some_and(|a| !a.is_empty())
+        })
+        .max_by_key(|k| k.id);
+    let Some(attribute) = held.and_then(|k| k.attribute.clone()) else {
+        return false;
+    };
+    candidate.statement = crate::extract::restate::statement_for(&attribute, &candidate.value);
+    candidate.attribute = attribute;
+    true
+}
+
 /// Decides one candidate against the live memories of its scope that share its
 /// subject and attribute, or are its nearest neighbours.
 pub fn decide(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
     if candidate.action != FactAction::Assert {
         return retire(candidate, known, p);
+    }
+    // A correction whose wrong value nothing holds has no key to go under.
+    if let (true, Some(wrong)) = (candidate.attribute.is_empty(), &candidate.replaces) {
+        return Decision::Ignore {
+            reason: format!("nothing held is \"{wrong}\", which the user corrected"),
+        };
     }
     let same_key: Vec<&Known> = known
         .iter()
@@ -374,6 +409,7 @@ mod tests {
             stated: true,
             message_index: 0,
             action: crate::extract::FactAction::Assert,
+            replaces: None,
         }
     }
 
@@ -468,6 +504,28 @@ mod tests {
         request.action = crate::extract::FactAction::Forget;
         match decide(&request, &[divorced.clone(), job], &DecideParams::default()) {
             Decision::Retire { targets, .. } => assert_eq!(targets, [divorced.id]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_correction_takes_the_key_of_what_it_corrects() {
+        let salzburg = known("location.city", "Salzburg", "User lives in Salzburg.", 0.3);
+        let job = known("employer", "Acme", "User works at Acme.", 0.3);
+        let mut graz = cand("", "Graz", "User: Graz, not Salzburg.");
+        graz.replaces = Some("Salzburg".into());
+        let held = [job, salzburg.clone()];
+        let mut unresolved = graz.clone();
+        assert!(matches!(
+            decide(&unresolved, &held[..1], &DecideParams::default()),
+            Decision::Ignore { .. }
+        ));
+        assert!(!resolve_correction(&mut unresolved, &held[..1]));
+        assert!(resolve_correction(&mut graz, &held));
+        assert_eq!(graz.attribute, "location.city");
+        assert_eq!(graz.statement, "User lives in Graz.");
+        match decide(&graz, &held, &DecideParams::default()) {
+            Decision::Supersede { targets, .. } => assert_eq!(targets, [salzburg.id]),
             other => panic!("{other:?}"),
         }
     }

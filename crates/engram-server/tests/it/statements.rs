@@ -205,3 +205,55 @@ async fn one_sensitive_fact_does_not_sink_a_message(pool: PgPool) {
     // Job results keep the category and the reason, never the words.
     assert!(!job.to_string().contains("peanut"), "{job}");
 }
+
+/// Corrections that name no key, changes from one thing to another, and
+/// things given up or sold: each retires what it names and nothing else.
+#[sqlx::test(migrations = false)]
+async fn corrections_switches_and_things_given_up_reach_what_they_name(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for text in [
+        "I'm from Salzburg originally.",
+        "I work at KPMG.",
+        "I use an Android phone.",
+        "I'm learning German.",
+        "I live in Salzburg.",
+    ] {
+        app.infer("erin", text).await;
+    }
+    let p = profile(&app, "erin").await;
+    assert!(p.contains(&"location.city=Salzburg".to_owned()), "{p:?}");
+
+    // "I meant Graz, not Salzburg": the fact said last (the city) takes
+    // Graz; the origin stays.
+    let job = app
+        .infer("erin", "Sorry, I meant Graz, not Salzburg.")
+        .await;
+    assert_eq!(crate::common::events(&job), ["SUPERSEDE"], "{job}");
+    let p = profile(&app, "erin").await;
+    assert!(p.contains(&"location.city=Graz".to_owned()), "{p:?}");
+    assert!(p.contains(&"origin=Salzburg".to_owned()), "{p:?}");
+    assert!(found(&app, "erin", "which city do I live in")
+        .await
+        .contains(&"User lives in Graz.".to_owned()));
+
+    // The same without a held value changes nothing, and says so.
+    let job = app.infer("erin", "Sorry, I meant Bern, not Basel.").await;
+    assert_eq!(crate::common::events(&job), ["NOOP"], "{job}");
+
+    // A switch retires what it leaves; the new tool is kept.
+    let job = app
+        .infer("erin", "I switched from Android to an iPhone last week.")
+        .await;
+    let events = crate::common::events(&job);
+    assert_eq!(events[0], "RETRACT", "{job}");
+    let p = profile(&app, "erin").await;
+    assert!(!p.iter().any(|e| e.contains("Android")), "{p:?}");
+    assert!(p.iter().any(|e| e.contains("iPhone")), "{p:?}");
+
+    // Given up: by its words, only the user's own fact.
+    let job = app.infer("erin", "I stopped learning German.").await;
+    assert_eq!(crate::common::events(&job), ["RETRACT"], "{job}");
+    let p = profile(&app, "erin").await;
+    assert!(!p.iter().any(|e| e.contains("German")), "{p:?}");
+    assert!(p.contains(&"employer=KPMG".to_owned()), "{p:?}");
+}

@@ -24,6 +24,7 @@ fn candidate(attribute: &str, value: &str, statement: &str) -> Candidate {
         stated: true,
         message_index: 0,
         action: FactAction::Assert,
+        replaces: None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! proposes candidates, the policy checks each, the decision rules compare
 //! it with what is known, and every change is applied in one transaction.
 
-use engram_core::decide::{decide, Decision, ResultEvent};
+use engram_core::decide::{decide, resolve_correction, Decision, ResultEvent};
 use engram_core::extract::{Candidate, ExtractionRequest, FactAction, InputMessage};
 use engram_core::policy::{check_candidate, screen_messages, unread_message, Refusal, Unread};
 use engram_core::{MemoryKind, SourceType};
@@ -137,6 +137,7 @@ fn unread_messages(
                         stated: true,
                         message_index: *i,
                         action: FactAction::Assert,
+                        replaces: None,
                     },
                     reason,
                 });
@@ -208,11 +209,24 @@ pub(super) async fn run(
         .begin_extraction(job.tenant_id, job.scope(), job.id, now)
         .await?;
     let (fact_vectors, verbatim_vectors) = vectors.split_at(accepted.len());
-    for (c, v) in accepted.iter().zip(fact_vectors) {
-        let ctx = fact_context(handlers, job, &request, c);
+    for (c, v) in accepted.iter_mut().zip(fact_vectors) {
         let known = tx.known(c, v, handlers.config.neighbours).await?;
+        // A correction that names no key takes the key of what it corrects,
+        // and its statement changes with it: embedded again (one sentence,
+        // and only for such a correction, inside the transaction).
+        let mut v = v.clone();
+        if resolve_correction(c, &known) {
+            let again = handlers
+                .embedder
+                .embed(std::slice::from_ref(&c.statement))
+                .await?;
+            if let Some(first) = again.into_iter().next() {
+                v = first;
+            }
+        }
+        let ctx = fact_context(handlers, job, &request, c);
         let decision = decide(c, &known, &handlers.config.decide);
-        results.push(apply(&mut tx, c, v, &ctx, decision).await?);
+        results.push(apply(&mut tx, c, &v, &ctx, decision).await?);
     }
     // Verbatim messages are what the user said, not facts: no decision
     // compares them with what is known (the same text twice is one memory).

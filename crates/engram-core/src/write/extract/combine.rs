@@ -89,6 +89,54 @@ fn asserted_instead(c: &mut Candidate, said: &str, english: bool) -> bool {
     true
 }
 
+/// The parts of a message in another language that none of the model's
+/// facts from it covers (by value, or by a word of its statement): a small
+/// model often reads only the first part ("Moro em Curitiba e sou
+/// professora" gave the job alone; "Ik woon in Utrecht en ik ben leraar"
+/// the city alone). Each is worth asking about on its own. English is left
+/// to the rules, which read beside the model. A part of one word in a Latin
+/// script ("sí", "ok") is not worth a question.
+pub fn unread_parts(messages: &[InputMessage], facts: &[Candidate]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != Role::User || unread_language(&m.content).is_none() {
+            continue;
+        }
+        let words_of = |c: &Candidate| -> Vec<String> {
+            folded(&c.statement)
+                .split(|ch: char| !ch.is_alphanumeric())
+                .filter(|w| w.chars().count() >= 4 && *w != "user")
+                .map(str::to_owned)
+                .collect()
+        };
+        let read: Vec<(String, Vec<String>)> = facts
+            .iter()
+            .filter(|c| c.message_index == i)
+            .map(|c| (folded(c.value.trim()), words_of(c)))
+            .collect();
+        for part in crate::text::parts(&m.content) {
+            let other_script = part
+                .chars()
+                .filter(|c| {
+                    c.is_alphabetic() && !c.is_ascii() && !('\u{c0}'..='\u{24f}').contains(c)
+                })
+                .count();
+            if part.split_whitespace().count() < 2 && other_script < 2 {
+                continue;
+            }
+            let seen = folded(part);
+            let covered = read.iter().any(|(value, words)| {
+                (value.chars().count() >= 2 && seen.contains(value.as_str()))
+                    || words.iter().any(|w| seen.contains(w.as_str()))
+            });
+            if !covered {
+                out.push((i, part.to_owned()));
+            }
+        }
+    }
+    out
+}
+
 /// What the rules read in a model's statement said back in the first
 /// person (nothing when it is not about the user).
 fn read_statement(statement: &str, at: chrono::DateTime<chrono::Utc>) -> Vec<Candidate> {
@@ -275,6 +323,7 @@ mod tests {
             stated: true,
             message_index: 0,
             action,
+            replaces: None,
         }
     }
 
@@ -486,6 +535,45 @@ mod tests {
             both.iter().any(|c| c.attribute == "likes.green_tea"),
             "{both:?}"
         );
+    }
+
+    #[test]
+    fn the_parts_of_another_language_the_model_left_out_are_found() {
+        let said = |text: &str| {
+            vec![InputMessage {
+                role: Role::User,
+                content: text.into(),
+                created_at: chrono::Utc::now(),
+            }]
+        };
+        let fact = |attribute: &str, value: &str, statement: &str| {
+            let mut c = candidate(attribute, value, FactAction::Assert);
+            c.statement = statement.into();
+            c
+        };
+        let job = fact("role", "professor", "User is a professor.");
+        assert_eq!(
+            unread_parts(&said("Moro em Curitiba e sou professora."), &[job]),
+            [(0, "Moro em Curitiba".to_owned())]
+        );
+        let city = fact("location.city", "Köln", "User lives in Köln.");
+        let firm = fact("employer", "Telekom", "User works at Telekom.");
+        let german = said("Ich wohne in Köln und arbeite bei der Telekom.");
+        assert!(unread_parts(&german, &[city.clone(), firm]).is_empty());
+        assert_eq!(
+            unread_parts(&german, &[city]),
+            [(0, "arbeite bei der Telekom".to_owned())]
+        );
+        // Translated away, a part in another script is asked about again.
+        let shanghai = fact("location.city", "Shanghai", "User lives in Shanghai.");
+        assert_eq!(
+            unread_parts(&said("我住在上海，我是医生。"), &[shanghai]).len(),
+            2
+        );
+        // English is the rules' to read beside the model; a word alone is
+        // not worth a question.
+        assert!(unread_parts(&said("I live in Oslo and I'm a nurse."), &[]).is_empty());
+        assert!(unread_parts(&said("Hola."), &[]).is_empty());
     }
 
     #[test]

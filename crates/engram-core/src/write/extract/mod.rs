@@ -12,7 +12,7 @@ pub use crate::model::candidate::{
 };
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};
-pub use combine::{as_said, read_back, rekeyed, with_rules};
+pub use combine::{as_said, read_back, rekeyed, unread_parts, with_rules};
 pub use restate::{is_label, predicate_of, restated};
 pub use rules::RulesExtractor;
 

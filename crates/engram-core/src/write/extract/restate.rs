@@ -192,18 +192,20 @@ pub fn restated(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Can
             .collect::<Vec<_>>()
             .join("\n"),
     );
+    // A number is held as a whole ("20" is not in "2015").
+    let numbers: Vec<&str> = said
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .collect();
     let held = |v: &str| {
         let v = folded(v.trim());
+        if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
+            return numbers.contains(&v.as_str());
+        }
         !v.is_empty() && said.contains(&v)
     };
     for c in &mut model {
         if c.action != FactAction::Assert || c.value.trim().is_empty() {
-            continue;
-        }
-        // A number the user did not say was worked out, and small models
-        // work out wrongly ("Born in 1990" gave "User is 20 years old.").
-        if !c.stated && c.value.chars().any(|ch| ch.is_ascii_digit()) && !held(&c.value) {
-            c.value.clear();
             continue;
         }
         if !fits_key(&c.attribute, &c.value) {
@@ -212,16 +214,28 @@ pub fn restated(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Can
             continue;
         }
         if holds_value(&c.statement, &c.value) {
+            // A number the user did not say was worked out, and small
+            // models work out wrongly ("Born in 1990" gave "User is 20
+            // years old.").
+            if !c.stated && c.value.chars().any(|ch| ch.is_ascii_digit()) && !held(&c.value) {
+                c.value.clear();
+            }
             continue;
         }
         // A value in neither its statement nor any message came from
         // nowhere ("User is born in 1990." with age = 20): the statement is
         // the fact where the rules can read it, else the fact goes.
         if !c.stated {
+            let predicate = predicate_of(&c.statement);
             match super::read_back(&c.statement) {
                 Some(r) if held(&r.value) => {
                     c.attribute = r.attribute;
                     c.value = r.value;
+                    c.stated = true;
+                }
+                // "User is leraar." with the value "laraar": the user's word.
+                _ if !is_label(&predicate) && held(&predicate) => {
+                    c.value = predicate;
                     c.stated = true;
                 }
                 _ => c.value.clear(),
@@ -333,20 +347,31 @@ mod tests {
             restated(vec![gone.clone()], &said("x"))[0].statement,
             gone.statement
         );
-        // A value from nowhere: the statement is the fact, or it goes.
+        // A value from nowhere: the statement is the fact (read by the
+        // rules, or its predicate in the user's words), or it goes.
         let mut twenty = fact("age", "20", "User is born in 1990.");
         twenty.stated = false;
         let mut lives = fact("age", "20", "User lives in Toronto.");
         lives.stated = false;
+        let mut invented = fact("employer", "Acme", "User works somewhere nice.");
+        invented.stated = false;
         let out = restated(
-            vec![twenty, lives],
+            vec![twenty, lives, invented],
             &said("Born in 1990, I moved to Toronto in 2015."),
         );
-        assert_eq!(out.len(), 1, "{out:?}");
+        let read: Vec<(&str, &str)> = out
+            .iter()
+            .map(|c| (c.attribute.as_str(), c.value.as_str()))
+            .collect();
         assert_eq!(
-            (out[0].attribute.as_str(), out[0].value.as_str()),
-            ("location.city", "Toronto")
+            read,
+            [("age", "born in 1990"), ("location.city", "Toronto")]
         );
+        // A misspelt value, the user's word in its statement: the word.
+        let mut teacher = fact("status", "laraar", "User is leraar.");
+        teacher.stated = false;
+        let out = restated(vec![teacher], &said("Ik woon in Utrecht en ik ben leraar."));
+        assert_eq!(out[0].value, "leraar");
         // A number worked out, not said, goes.
         let mut age = fact("age", "20", "User is 20 years old.");
         age.stated = false;

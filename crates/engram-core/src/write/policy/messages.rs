@@ -168,6 +168,7 @@ mod tests {
             stated: true,
             message_index: 0,
             action: FactAction::Assert,
+            replaces: None,
         }
     }
 

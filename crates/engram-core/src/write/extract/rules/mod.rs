@@ -117,6 +117,7 @@ fn candidate(
         stated: true,
         message_index: index,
         action,
+        replaces: None,
     }
 }
 
@@ -221,11 +222,20 @@ fn read_clause(
     // What a correction says was wrong ("I meant Graz, not Salzburg") and
     // what a change leaves ("I switched from Android to an iPhone") go, by
     // their words: the rules cannot tell their key.
-    let left: Vec<Candidate> = statement::corrected_from(sentence)
+    let wrong = statement::corrected_from(sentence);
+    let left: Vec<Candidate> = wrong
+        .clone()
         .into_iter()
         .chain(statement::changed_from(clause))
         .map(|thing| by_words(&thing, index))
         .collect();
+    // A correction that names the right value but no predicate ("I meant
+    // Graz, not Salzburg") asserts it under the key of what it replaces.
+    if asserted.is_empty() && !denied {
+        if let (Some(wrong), Some(right)) = (wrong, statement::corrected_to(sentence)) {
+            return vec![correction(&right, &wrong, index)];
+        }
+    }
     let mut out = asserted;
     if !out.is_empty() && !denied {
         out.extend(left);
@@ -253,6 +263,21 @@ fn read_clause(
         out.extend(left);
     }
     out
+}
+
+/// A correction's right value, with no key until `decide` finds the fact
+/// that holds the wrong one.
+fn correction(right: &str, wrong: &str, index: usize) -> Candidate {
+    let f = Fact {
+        attribute: String::new(),
+        value: right.to_owned(),
+        statement: format!("User: {right}, not {wrong}."),
+        importance: 0.6,
+        default_ttl: None,
+    };
+    let mut c = candidate(f, index, None, FactAction::Assert);
+    c.replaces = Some(wrong.to_owned());
+    c
 }
 
 /// A retraction with no attribute that names what goes by its words
@@ -509,13 +534,23 @@ mod tests {
             read("I'm no longer vegetarian."),
             [(Retract, s("diet"), s("vegetarian"))]
         );
-        // A correction retires the wrong value by its words.
-        assert_eq!(
-            read("Sorry, I meant Graz, not Salzburg."),
-            [(Retract, s(""), s("Salzburg"))]
-        );
+        // A correction asserts the right value in place of the wrong one
+        // (`decide` lends it the wrong one's key).
+        let fixed = RulesExtractor.extract_sync(&[InputMessage {
+            role: crate::extract::Role::User,
+            content: "Sorry, I meant Graz, not Salzburg.".into(),
+            created_at: chrono::Utc::now(),
+        }]);
+        assert_eq!(fixed.len(), 1, "{fixed:?}");
+        assert_eq!((fixed[0].action, fixed[0].value.as_str()), (Assert, "Graz"));
+        assert_eq!(fixed[0].replaces.as_deref(), Some("Salzburg"));
         let wrong = read("No wait, it's Deloitte I work for, not KPMG.");
-        assert!(wrong.contains(&(Retract, s(""), s("KPMG"))), "{wrong:?}");
+        assert_eq!(wrong, [(Assert, s(""), s("Deloitte"))]);
+        // One that names no right value retires the wrong one by its words.
+        assert_eq!(
+            read("Sorry, that was wrong, not Salzburg at all."),
+            [(Retract, s(""), s("Salzburg at all"))]
+        );
         // A new role said with "now the".
         assert_eq!(
             read("I'm now the team lead."),

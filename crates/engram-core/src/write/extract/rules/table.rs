@@ -12,7 +12,7 @@ use crate::extract::slug;
 use crate::timephrase::expiry_hint;
 
 /// Where a captured value ends: a time phrase, a new clause, or punctuation.
-const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
+const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on|originally)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
 const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. ]{0,40}?)";
 const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/]{0,60}?)";
 const NAME: &str = r"(?P<v>[\p{L}][\p{L}'’\-]*(?:\s+[\p{L}][\p{L}'’\-]*){0,2}?)";
