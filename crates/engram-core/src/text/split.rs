@@ -9,6 +9,21 @@ static SENTENCE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[.!?;]+(?:\s+|$)|[。！？；]+\s*|\n+").unwrap_or_else(|e| panic!("{e}"))
 });
 
+/// Whether a stop ends a title or a street's abbreviation rather than a
+/// sentence ("St. Mary's hospital", "Dr. Rao", "e.g. Rust"): the word
+/// before it is one, and the break is a single stop.
+fn after_abbreviation(before: &str, brk: &str) -> bool {
+    const ABBREVIATIONS: &[&str] = &[
+        "Mr", "Mrs", "Ms", "Dr", "St", "Mt", "Prof", "Jr", "Sr", "Ave", "Rd", "vs", "e.g", "i.e",
+    ];
+    brk.trim_end().len() == 1
+        && brk.starts_with('.')
+        && before
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .is_some_and(|w| ABBREVIATIONS.contains(&w))
+}
+
 /// Splits a message into sentences, each with its closing punctuation (so
 /// a question still ends with `?`). A stop ends a sentence only before a
 /// space or the end, so "Python 3.11" and "example.com" stay whole.
@@ -16,6 +31,9 @@ pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     for m in SENTENCE_BREAK.find_iter(text) {
+        if after_abbreviation(&text[..m.start()], m.as_str()) {
+            continue;
+        }
         out.push(&text[start..m.end()]);
         start = m.end();
     }
@@ -76,4 +94,31 @@ pub fn parts(text: &str) -> Vec<&str> {
         })
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_or_street_abbreviation_ends_no_sentence() {
+        assert_eq!(
+            sentences("I work as a nurse at St. Mary's hospital. I live in Leeds."),
+            [
+                "I work as a nurse at St. Mary's hospital.",
+                "I live in Leeds."
+            ]
+        );
+        assert_eq!(sentences("Ask Dr. Rao, e.g. today.").len(), 1);
+        assert_eq!(sentences("I like it. Mr. Smith does not.").len(), 2);
+    }
+
+    #[test]
+    fn parts_split_lists_in_any_language() {
+        assert_eq!(
+            parts("Moro em Curitiba e sou professora."),
+            ["Moro em Curitiba", "sou professora"]
+        );
+        assert_eq!(parts("我住在上海，我是医生。"), ["我住在上海", "我是医生"]);
+    }
 }

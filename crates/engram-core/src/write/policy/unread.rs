@@ -187,10 +187,18 @@ pub fn unread_language(text: &str) -> Option<Language> {
     if lang == Lang::Eng || info.script() != Script::Latin {
         return None;
     }
+    // English writes "I" as a capital; a lower-case "i" is the word for
+    // "and" in Polish, Croatian, Catalan, and Italian's "the".
     let words: Vec<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .map(str::to_lowercase)
+        .map(|w| {
+            if w == "i" {
+                "i·".to_owned()
+            } else {
+                w.to_lowercase()
+            }
+        })
         .collect();
     let unlike_english = words.len() >= MIN_WORDS && english_share(&words) < ENGLISH_SHARE;
     (info.is_reliable() || unlike_english).then_some(Language {
@@ -271,6 +279,13 @@ mod tests {
             None
         );
         assert_eq!(unread_message("ok", false), None);
+    }
+
+    #[test]
+    fn a_lower_case_i_is_not_english() {
+        let polish = unread_language("Mieszkam w Gdańsku i mam psa o imieniu Burek.");
+        assert!(polish.is_some(), "{polish:?}");
+        assert_eq!(unread_language("i live in oslo and i work at sap"), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::text::statement::{self, Stance};
 use crate::text::{clauses, sentences};
 use crate::timephrase::expiry_hint;
 use crate::MemoryKind;
-use table::{fact, singular, Ctx, Fact, RELATIONS, RULES, SPECIES};
+use table::{fact, singular, Ctx, Fact, ABBREVIATION_GAP, RELATIONS, RULES, SPECIES};
 
 /// Extracts facts with patterns; stateless and deterministic.
 #[derive(Debug, Default, Clone, Copy)]
@@ -36,7 +36,7 @@ impl RulesExtractor {
             if m.role != Role::User {
                 continue;
             }
-            let text = m.content.replace(['’', '‘'], "'");
+            let text = protect_abbreviations(&m.content.replace(['’', '‘'], "'"));
             if let Some(v) = INTRODUCTION
                 .captures(&text)
                 .and_then(|c| c.name("v"))
@@ -98,18 +98,32 @@ impl RulesExtractor {
     }
 }
 
+/// "St. Mary's" with its stop kept from ending the sentence or the value:
+/// the space after a title's or a street's abbreviation stands as
+/// `ABBREVIATION_GAP` while the rules read (a `candidate` gets it back).
+fn protect_abbreviations(text: &str) -> String {
+    static ABBREVIATION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?P<a>Mr|Mrs|Ms|Dr|St|Mt|Prof|Jr|Sr|Ave|Rd)\. (?P<n>\p{Lu})")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    ABBREVIATION
+        .replace_all(text, format!("$a.{ABBREVIATION_GAP}$n").as_str())
+        .into_owned()
+}
+
 fn candidate(
     f: Fact,
     index: usize,
     expires_at: Option<DateTime<Utc>>,
     action: FactAction,
 ) -> Candidate {
+    let restored = |t: String| t.replace(ABBREVIATION_GAP, " ");
     Candidate {
-        statement: f.statement,
+        statement: restored(f.statement),
         kind: MemoryKind::Semantic,
         subject: "user".into(),
         attribute: f.attribute,
-        value: f.value,
+        value: restored(f.value),
         importance: f.importance,
         confidence: 0.9,
         sensitivity: None,
@@ -136,7 +150,11 @@ fn elided(sentence: &str, clause: &str) -> Vec<String> {
             .unwrap_or_else(|e| panic!("{e}"))
     });
     static BARE_VERB: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)^(?:work|live|have|speak|teach|use|love|like|enjoy|hate|study|own|play|drive|code|run|moved|started|joined|prefer|go|attend|volunteer|practi[cs]e|write|cook|grew\s+up)\b")
+        Regex::new(r"(?i)^(?:(?:now|also|currently|still|mostly|mainly|usually)\s+)?(?:work|live|have|speak|teach|use|love|like|enjoy|hate|study|own|play|drive|code|run|moved|started|joined|prefer|go|attend|volunteer|practi[cs]e|write|cook|deploy|grew\s+up)\b")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    static ADVERB: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(?:now|also|currently|still|mostly|mainly|usually)\s+")
             .unwrap_or_else(|e| panic!("{e}"))
     });
     static BARE_STATE: LazyLock<Regex> = LazyLock::new(|| {
@@ -160,6 +178,8 @@ fn elided(sentence: &str, clause: &str) -> Vec<String> {
         .map(|part| part.trim().trim_end_matches(['.', '!']).trim())
         .filter_map(|part| {
             if BARE_VERB.is_match(part) {
+                // "… and now work as an architect" → "I work as an architect."
+                let part = ADVERB.replace(part, "");
                 Some(format!("{doer} {part}."))
             } else if is_being && BARE_STATE.is_match(part) {
                 Some(format!("{being} {part}."))
@@ -564,6 +584,66 @@ mod tests {
         assert!(read("I'm 5 minutes away.").is_empty());
         let kenya = read("I'm 41, from Kenya.");
         assert!(kenya.contains(&(Assert, s("age"), s("41"))), "{kenya:?}");
+        // A name alone after "I'm" ending its clause; not a nationality.
+        let priya =
+            read("I'm Priya, I live in Pune, work at Infosys and have a cat named Biscuit.");
+        assert!(
+            priya.contains(&(Assert, s("name"), s("Priya"))),
+            "{priya:?}"
+        );
+        assert_eq!(priya.len(), 4, "{priya:?}");
+        assert!(read("I'm Italian, and I live in Rome.")
+            .iter()
+            .all(|(_, k, _)| k != "name"));
+        assert!(read("I'm Japanese.").is_empty());
+        // A fact of one of the user's people is theirs.
+        assert_eq!(
+            read("My brother lives in Denver."),
+            [(Assert, s("family.brother.location.city"), s("Denver"))]
+        );
+        assert_eq!(
+            read("My friend Tom is a dentist."),
+            [(Assert, s("friend.tom.role"), s("dentist"))]
+        );
+        assert_eq!(
+            read("My wife works at the BBC."),
+            [(Assert, s("family.wife.employer"), s("the BBC"))]
+        );
+        // A profession in a place; teaching a subject; a wedding.
+        let bristol = read("I'm a dentist in Bristol.");
+        assert!(
+            bristol.contains(&(Assert, s("location.city"), s("Bristol"))),
+            "{bristol:?}"
+        );
+        assert!(read("I teach maths in Nairobi.").contains(&(
+            Assert,
+            s("role"),
+            s("maths teacher")
+        )));
+        assert!(read("I got married in June.").contains(&(
+            Assert,
+            s("relationship.status"),
+            s("married")
+        )));
+        // Lists: "deploy on", "and now work as".
+        let stack = read("I use Neovim, code in Python and deploy on Fly.io.");
+        assert!(
+            stack.iter().any(|(_, k, _)| k == "tool.fly_io"),
+            "{stack:?}"
+        );
+        let moved = read("Born in 1990, I moved to Toronto in 2015 and now work as an architect.");
+        assert!(
+            moved.contains(&(Assert, s("role"), s("architect"))),
+            "{moved:?}"
+        );
+        // An abbreviation ends no value.
+        let nurse = read("I work as a nurse at St. Mary's hospital.");
+        assert!(
+            nurse
+                .iter()
+                .any(|(_, k, v)| k == "employer" && v.starts_with("St. Mary")),
+            "{nurse:?}"
+        );
         // "but" joins a list too; "I've been learning" is learning.
         let food = read("I hate coriander but love spicy food.");
         assert_eq!(food.len(), 2, "{food:?}");

@@ -13,8 +13,13 @@ use crate::timephrase::expiry_hint;
 
 /// Where a captured value ends: a time phrase, a new clause, or punctuation.
 const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on|originally)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
-const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. ]{0,40}?)";
-const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/]{0,60}?)";
+const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. \x{E000}]{0,40}?)";
+const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/\x{E000}]{0,60}?)";
+
+/// What stands for the space after an abbreviation's stop while the rules
+/// read ("St. Mary's"), so the stop ends neither the sentence nor a value
+/// (`super::protect_abbreviations`); a value gets its space back.
+pub(super) const ABBREVIATION_GAP: char = '\u{E000}';
 const NAME: &str = r"(?P<v>[\p{L}][\p{L}'’\-]*(?:\s+[\p{L}][\p{L}'’\-]*){0,2}?)";
 const I_AM: &str = r"(?:i\s+am|i'm|im)";
 const PROFESSIONS: &str = r"engineer|developer|programmer|teacher|nurse|doctor|physician|designer|manager|lawyer|attorney|student|consultant|accountant|scientist|writer|author|chef|cook|analyst|architect|researcher|artist|journalist|pharmacist|dentist|electrician|plumber|mechanic|pilot|photographer|professor|lecturer|freelancer|intern|founder|co-founder|ceo|cto|cfo|coo|director|product owner|data scientist|sysadmin|devops|tester|translator|therapist|veterinarian|vet|firefighter|police officer|paramedic|farmer|musician|editor|economist|librarian|carpenter|barista|waiter|waitress|salesperson|recruiter|entrepreneur|surgeon|midwife|social worker|tutor|lead|supervisor|coordinator|specialist|technician|coach|trainer|instructor|counsell?or|psychologist|receptionist|secretary|cashier|driver|caregiver|nanny";
@@ -95,6 +100,121 @@ fn is_name_like(v: &str, ctx: &Ctx) -> bool {
         && (v.chars().next().is_some_and(char::is_uppercase)
             || ctx.clause.to_lowercase().contains("name")
             || ctx.clause.to_lowercase().contains("called"))
+}
+
+/// Capitalised words after "I'm" that are not names: nationalities,
+/// languages, faiths and a few words people capitalise.
+fn is_demonym(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "american",
+        "mexican",
+        "german",
+        "korean",
+        "cuban",
+        "italian",
+        "indian",
+        "canadian",
+        "australian",
+        "brazilian",
+        "russian",
+        "nigerian",
+        "kenyan",
+        "egyptian",
+        "iranian",
+        "syrian",
+        "ukrainian",
+        "norwegian",
+        "hungarian",
+        "belgian",
+        "austrian",
+        "croatian",
+        "serbian",
+        "romanian",
+        "bulgarian",
+        "colombian",
+        "peruvian",
+        "argentinian",
+        "argentine",
+        "chilean",
+        "venezuelan",
+        "moroccan",
+        "algerian",
+        "tunisian",
+        "ethiopian",
+        "ghanaian",
+        "jamaican",
+        "haitian",
+        "dominican",
+        "filipino",
+        "filipina",
+        "thai",
+        "greek",
+        "dutch",
+        "french",
+        "swiss",
+        "czech",
+        "slovak",
+        "israeli",
+        "iraqi",
+        "pakistani",
+        "saudi",
+        "emirati",
+        "afghan",
+        "nepali",
+        "bangladeshi",
+        "asian",
+        "african",
+        "european",
+        "latino",
+        "latina",
+        "hispanic",
+        "arab",
+        "persian",
+        "christian",
+        "muslim",
+        "jewish",
+        "hindu",
+        "sikh",
+        "buddhist",
+        "atheist",
+        "agnostic",
+        "catholic",
+        "protestant",
+        "mormon",
+        "orthodox",
+        "european",
+        "scottish",
+        "welsh",
+        "irish",
+        "english",
+        "british",
+        "american",
+        "canadian",
+        "sorry",
+        "back",
+        "here",
+        "home",
+        "done",
+        "fine",
+        "good",
+        "ok",
+        "okay",
+        "ready",
+        "new",
+        "not",
+        "so",
+        "also",
+        "just",
+        "really",
+        "still",
+        "sure",
+        "in",
+        "out",
+        "tired",
+        "happy",
+    ];
+    let w = word.to_lowercase();
+    WORDS.contains(&w.as_str()) || w.ends_with("ese") || w.ends_with("ish") || w.ends_with("ian")
 }
 
 pub(super) fn singular(word: &str) -> String {
@@ -284,6 +404,38 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 r"\b{{I_AM}}\s+(?:now\s+|currently\s+)?(?:an?\s+|the\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS}))\b"
             ),
             role,
+        ),
+        // "I'm Priya, I live in Pune": a name alone after "I'm" ending its
+        // clause, when it is not a nationality, language or faith ("I'm
+        // Italian, …").
+        rule(
+            r"^\s*(?:(?:so|well|ok|okay|yes|and)[,\s]+)*{I_AM}\s+(?P<v>(?-i:\p{Lu})[\p{L}'’\-]+)\s*(?:[,.!]|$)",
+            |c, ctx| {
+                let v = value(c, "v")?;
+                (is_name_like(v, ctx) && !is_demonym(v)).then_some(())?;
+                fact("name", v, format!("User's name is {v}."), 0.8)
+            },
+        ),
+        // "I'm a dentist in Bristol": where the user works as one is where
+        // they live, for a place named with a capital.
+        rule(
+            &format!(
+                r"\b{{I_AM}}\s+(?:now\s+)?an?\s+(?:[\p{{L}}\-]+\s+){{0,3}}(?:{PROFESSIONS})\s+in\s+(?P<v>(?-i:\p{{Lu}})[\p{{L}}'’\-]*(?:\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]*){{0,2}}){{END}}"
+            ),
+            lives_in,
+        ),
+        // "I teach maths": a teacher of it.
+        rule(
+            r"\b(?:i|i\s+currently|i\s+still)\s+teach\s+(?P<v>[\p{L}][\p{L}\- ]{1,30}?){END}",
+            |c, _| {
+                let v = value(c, "v")?;
+                fact(
+                    "role",
+                    &format!("{v} teacher"),
+                    format!("User teaches {v}."),
+                    0.7,
+                )
+            },
         ),
         // The usual introduction: "I'm Bob, a data scientist at Netflix".
         rule(
@@ -496,6 +648,31 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 )
             },
         ),
+        // "I got married in June", "we got engaged".
+        rule(
+            r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?got\s+(?P<v>married|divorced|engaged|separated)\b",
+            |c, _| {
+                let v = value(c, "v")?.to_lowercase();
+                fact("relationship.status", &v, format!("User is {v}."), 0.6)
+            },
+        ),
+        // A fact about one of the user's people is theirs, under them: "My
+        // brother lives in Denver", "My wife works at the BBC", "My friend
+        // Tom is a dentist".
+        rule(
+            &format!(r"{THEIR}\s+(?:lives|is\s+living|lives\s+now)\s+in\s+{PLACE}{{END}}"),
+            |c, _| their(c, "location.city", "lives in"),
+        ),
+        rule(
+            &format!(r"{THEIR}\s+(?:works|is\s+working)\s+(?:at|for)\s+{THING}{{END}}"),
+            |c, _| their(c, "employer", "works at"),
+        ),
+        rule(
+            &format!(
+                r"{THEIR}\s+is\s+(?:an?\s+)(?P<v>(?:[\p{{L}}\-]+\s+){{0,2}}(?:{PROFESSIONS}))\b"
+            ),
+            |c, _| their(c, "role", "is"),
+        ),
         rule(
             r"\b(?:i am|i'm|im)\s+(?:now\s+|happily\s+|recently\s+|just\s+|newly\s+)?(?P<v>married|single|divorced|engaged|widowed|separated)\b",
             |c, _| {
@@ -549,7 +726,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|switched(?:\s+over)?(?:\s+from\s+[^,;]+?)?\s+to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
+                r"\b(?:i|we)\s+(?:mostly\s+|mainly\s+|usually\s+|now\s+)?(?:use|am using|'m using|code in|program in|write code in|develop in|deploy on|deploy to|host on|switched(?:\s+over)?(?:\s+from\s+[^,;]+?)?\s+to)\s+{THING}(?:\s+for\s+(?P<p>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
             ),
             |c, _| {
                 let v = value(c, "v")?;
@@ -620,6 +797,41 @@ fn dislikes(c: &Captures, _: &Ctx) -> Option<Fact> {
         format!("likes.{}", slug(v)),
         "dislikes",
         format!("User dislikes {v}."),
+        0.5,
+    )
+}
+
+/// One of the user's people at the start of a clause, and their name if
+/// given ("my friend Tom").
+const THEIR: &str = r"^\s*(?:(?:and|also|oh|btw)[,\s]+)*my\s+(?P<rel>wife|husband|partner|boyfriend|girlfriend|son|daughter|brother|sister|mother|mom|mum|father|dad|grandmother|grandfather|grandma|grandpa|granny|uncle|aunt|cousin|niece|nephew|fianc[eé]e?|best friend|roommate|flatmate|boss|friend|neighbou?r|colleague|coworker|co-worker)(?:\s+(?P<n>(?-i:\p{Lu})[\p{L}'’\-]*))?";
+
+/// A fact of one of the user's people, keyed under them: relatives as the
+/// family rules key them (`family.brother.location.city`), others by name
+/// (`friend.tom.role`).
+fn their(c: &Captures, key: &str, verb: &str) -> Option<Fact> {
+    let rel = singular(c.name("rel")?.as_str());
+    let name = c.name("n").map(|n| n.as_str());
+    let who = name.map_or_else(|| rel.clone(), |n| format!("{rel} {n}"));
+    let base = match rel.as_str() {
+        "friend" | "neighbour" | "neighbor" | "colleague" | "coworker" | "co-worker" => {
+            match name {
+                Some(n) => format!("friend.{}", slug(n)),
+                None if rel == "friend" => "friend".to_owned(),
+                None => format!("friend.{}", slug(&rel)),
+            }
+        }
+        _ => format!("family.{}", slug(&rel)),
+    };
+    let v = value(c, "v")?;
+    let said = if key == "role" {
+        with_article(v)
+    } else {
+        v.to_owned()
+    };
+    fact(
+        format!("{base}.{key}"),
+        v,
+        format!("User's {who} {verb} {said}."),
         0.5,
     )
 }
