@@ -100,11 +100,12 @@ fn unit(x: Option<f64>, default: f64) -> f32 {
 /// Whether `message` holds `value` in its own words (case and punctuation
 /// aside): the user said it, rather than the model inferring it.
 fn holds(message: &str, value: &str) -> bool {
-    use engram_core::text::words::folded;
+    use engram_core::text::words::{folded, says};
     let v = engram_core::extract::slug(&folded(value));
+    let number = value.trim().chars().all(|c| c.is_ascii_digit());
     !v.is_empty()
-        && (folded(message).contains(&folded(value.trim()))
-            || engram_core::extract::slug(&folded(message)).contains(&v))
+        && (says(message, value)
+            || (!number && engram_core::extract::slug(&folded(message)).contains(&v)))
 }
 
 /// The message a fact comes from when the answer does not say: the last

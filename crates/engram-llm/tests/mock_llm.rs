@@ -309,7 +309,7 @@ async fn output_is_bounded_and_time_comes_from_the_message() {
     let (server, _) = mock(vec![reply(&json!({"facts": many}).to_string())]).await;
     assert_eq!(
         extractor(&server, ResponseFormat::JsonObject)
-            .extract(&said("I like many things"))
+            .extract(&said("Many things, as listed."))
             .await
             .unwrap()
             .len(),

@@ -30,6 +30,20 @@ pub fn folded(text: &str) -> String {
         .to_lowercase()
 }
 
+/// Whether `text` says `value` in the user's words: case and accents
+/// aside, and a number as a whole ("20" is not in "2015").
+pub fn says(text: &str, value: &str) -> bool {
+    let v = folded(value.trim());
+    if v.is_empty() {
+        return false;
+    }
+    let text = folded(text);
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        return text.split(|c: char| !c.is_ascii_digit()).any(|n| n == v);
+    }
+    text.contains(&v)
+}
+
 /// The stems of `text`'s words that name something, lower case.
 pub fn content_stems(text: &str) -> Vec<String> {
     text.to_lowercase()
@@ -70,6 +84,14 @@ mod tests {
             "User is a member of the gym on Elm Street."
         ));
         assert!(names_all("learning German", "User is learning German."));
+    }
+
+    #[test]
+    fn a_value_is_said_in_any_case_and_a_number_whole() {
+        assert!(says("Je suis Infirmière.", "infirmiere"));
+        assert!(says("Born in 1990.", "1990"));
+        assert!(!says("I moved in 2015.", "20"));
+        assert!(!says("anything", " "));
     }
 
     #[test]

@@ -128,6 +128,18 @@ fn words(text: &str) -> String {
         .join(" ")
 }
 
+/// Whether a key's last part names a thing the user likes, uses, learns
+/// or avoids (not a slot such as `name` or `city`).
+fn names_a_thing(attribute: &str) -> bool {
+    let family = attribute.split('.').next().unwrap_or("");
+    attribute.contains('.')
+        && matches!(
+            family,
+            "likes" | "tool" | "learning" | "project" | "language" | "hobby" | "preference"
+        )
+        || attribute.starts_with("diet.avoids.")
+}
+
 /// A retraction or forget request against what is known.
 fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision {
     let forget = candidate.action == FactAction::Forget;
@@ -194,6 +206,29 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
                         .is_some_and(|v| same_or_within(v, &candidate.value)))
         })
         .collect();
+    // A key that names a thing ("likes.horror_films", "tool.pixel_8")
+    // where nothing is held under it: the fact may be held under another
+    // key a model chose ("likes.horror" = "User loves horror films."), and
+    // is reached by the thing's words.
+    if targets.is_empty() && names_a_thing(&candidate.attribute) {
+        let thing = candidate
+            .attribute
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .replace('_', " ");
+        targets = known
+            .iter()
+            .filter(|k| {
+                k.subject.as_deref() == Some(&candidate.subject)
+                    && (forget
+                        || k.attribute
+                            .as_deref()
+                            .is_some_and(|a| !a.starts_with("family.") && !a.starts_with("friend")))
+                    && crate::text::words::names_all(&thing, &k.content)
+            })
+            .collect();
+    }
     // Forgetting also reaches a fact whose value the request names, in any
     // language ("Vergiss, dass ich in Berlin wohne" names Berlin), and what
     // was kept verbatim (memories with no attribute) when its wording is
@@ -528,6 +563,34 @@ mod tests {
             Decision::Supersede { targets, .. } => assert_eq!(targets, [salzburg.id]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_thing_held_under_another_key_is_reached_by_its_words() {
+        let horror = known("likes.horror", "true", "User loves horror films.", 0.5);
+        let mut request = cand("likes.horror_films", "", "User likes horror films.");
+        request.action = crate::extract::FactAction::Forget;
+        match decide(
+            &request,
+            std::slice::from_ref(&horror),
+            &DecideParams::default(),
+        ) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [horror.id]),
+            other => panic!("{other:?}"),
+        }
+        // A slot is not a thing: "name" reaches nothing by words.
+        let mut name = cand("family.son.name", "", "my son's name");
+        name.action = crate::extract::FactAction::Retract;
+        let other = known(
+            "family.son.age",
+            "6",
+            "User's son's name is Leo and he is 6.",
+            0.5,
+        );
+        assert!(matches!(
+            decide(&name, &[other], &DecideParams::default()),
+            Decision::Ignore { .. }
+        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::text::statement::{
     asks_to_forget, asserts_plainly, denies_in_any_language, first_person, said_of,
     takes_back_anything, users_person,
 };
-use crate::text::words::folded;
+use crate::text::words::{folded, says};
 
 /// A model's retractions and forget requests checked against the words
 /// of their message. A retraction of what the message plainly asserts is
@@ -32,7 +32,7 @@ pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
             .get(c.message_index)
             .map_or("", |m| m.content.as_str());
         let english = unread_language(said).is_none();
-        let held = !c.value.trim().is_empty() && folded(said).contains(&folded(c.value.trim()));
+        let held = says(said, &c.value);
         let made = match c.action {
             FactAction::Retract
                 if asserts_plainly(said, &c.value)
@@ -61,11 +61,7 @@ pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
 /// the statement may translate it, and the fact counts as inferred.
 /// `false` when nothing is asserted (a label such as "User's cat's name.").
 fn asserted_instead(c: &mut Candidate, said: &str, english: bool) -> bool {
-    let lower = folded(said);
-    let in_message = |v: &str| {
-        let v = folded(v.trim());
-        !v.is_empty() && (lower.contains(&v) || crate::text::words::names_all(&v, said))
-    };
+    let in_message = |v: &str| says(said, v) || crate::text::words::names_all(v, said);
     let predicate = super::predicate_of(&c.statement);
     if predicate.is_empty() || super::is_label(&predicate) {
         return false;
@@ -211,7 +207,30 @@ pub fn rekeyed(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
 fn same_fact(a: &Candidate, b: &Candidate) -> bool {
     let (va, vb) = (a.value.trim().to_lowercase(), b.value.trim().to_lowercase());
     (a.attribute == b.attribute && (va.is_empty() || vb.is_empty() || va == vb))
-        || (!va.is_empty() && va == vb)
+        || (!va.is_empty() && !generic(&va) && va == vb)
+}
+
+/// A value that names no fact, whose key does ("likes", a flag).
+fn generic(value: &str) -> bool {
+    matches!(slug(value).as_str(), "likes" | "dislikes" | "true" | "yes")
+}
+
+/// Whether a model's assertion reads the same fact as the rules' `rule`:
+/// the same value, or, where the value names no fact ("likes", a flag),
+/// a statement that names the thing the rules' key names ("User loves
+/// horror films." and `likes.horror_films`).
+fn same_reading(m: &Candidate, rule: &Candidate) -> bool {
+    if generic(&rule.value) {
+        let thing = rule
+            .attribute
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .replace('_', " ");
+        crate::text::words::names_all(&thing, &m.statement)
+    } else {
+        same_value(&rule.value, &m.value)
+    }
 }
 
 /// Whether the model asserted what the rules' assertion `rule` says: an
@@ -224,7 +243,10 @@ fn covered(rule: &Candidate, model: &[Candidate]) -> bool {
         m.action == FactAction::Assert
             && m.message_index == rule.message_index
             && (same_fact(m, rule)
-                || (!value.is_empty() && m.statement.to_lowercase().contains(&value)))
+                || same_reading(m, rule)
+                || (!value.is_empty()
+                    && !generic(&value)
+                    && m.statement.to_lowercase().contains(&value)))
     })
 }
 
@@ -255,13 +277,8 @@ pub fn with_rules(
                 r.action == FactAction::Assert
                     && r.stated
                     && r.message_index == m.message_index
-                    && if same_value(&r.value, &m.value) {
-                        // "likes" or a flag names no fact; its key does.
+                    && if same_reading(m, r) {
                         r.attribute != m.attribute
-                            && !matches!(
-                                slug(&r.value).as_str(),
-                                "likes" | "dislikes" | "true" | "yes"
-                            )
                     } else {
                         !m.stated
                             && (r.attribute == m.attribute
@@ -527,14 +544,25 @@ mod tests {
         let theo: Vec<&Candidate> = both.iter().filter(|c| c.value == "Theo").collect();
         assert_eq!(theo.len(), 1, "{both:?}");
         assert_eq!(theo[0].attribute, "family.son.name");
-        // "likes" names no fact: a model's likes stand beside the rules'.
+        // "likes" names no fact, its key does: a model's likes of another
+        // thing stand beside the rules', one of the same thing takes the
+        // rules' key ("horror films", not the model's "horror").
         let mut tea = candidate("likes.green_tea", "likes", FactAction::Assert);
         tea.statement = "User likes green tea.".into();
-        let both = with_rules(vec![tea], rules("I like tea and green tea."), |_| true);
+        let both = with_rules(vec![tea], rules("I like coffee and green tea."), |_| true);
         assert!(
             both.iter().any(|c| c.attribute == "likes.green_tea"),
             "{both:?}"
         );
+        assert!(
+            both.iter().any(|c| c.attribute == "likes.coffee"),
+            "{both:?}"
+        );
+        let mut horror = candidate("likes.horror", "true", FactAction::Assert);
+        horror.statement = "User loves horror films.".into();
+        let both = with_rules(vec![horror], rules("I love horror films."), |_| true);
+        let keys: Vec<&str> = both.iter().map(|c| c.attribute.as_str()).collect();
+        assert_eq!(keys, ["likes.horror_films"], "{both:?}");
     }
 
     #[test]

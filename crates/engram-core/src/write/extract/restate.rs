@@ -7,7 +7,7 @@
 //! they disagree. Pure.
 
 use super::{slug, Candidate, FactAction, InputMessage};
-use crate::text::words::{folded, names_all};
+use crate::text::words::{folded, names_all, says};
 
 /// What a statement says of the user, without them: "User is now the
 /// team lead." → "now the team lead"; "User's dog is Rex." → "dog is Rex".
@@ -185,25 +185,12 @@ pub fn restated(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Can
             .get(i)
             .is_none_or(|m| crate::policy::unread_language(&m.content).is_none())
     };
-    let said = folded(
-        &messages
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    );
-    // A number is held as a whole ("20" is not in "2015").
-    let numbers: Vec<&str> = said
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|n| !n.is_empty())
-        .collect();
-    let held = |v: &str| {
-        let v = folded(v.trim());
-        if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
-            return numbers.contains(&v.as_str());
-        }
-        !v.is_empty() && said.contains(&v)
-    };
+    let said = messages
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let held = |v: &str| says(&said, v);
     for c in &mut model {
         if c.action != FactAction::Assert || c.value.trim().is_empty() {
             continue;
