@@ -251,10 +251,6 @@ pub fn parse_facts(
         // Small models are sloppy with keys and numbers: normalise what has an
         // obvious meaning, refuse what has none.
         let attribute = normalise_key(&f.attribute);
-        if attribute.is_empty() {
-            problems.push(bad("attribute must be a lower-case dotted key"));
-            continue;
-        }
         let action = match f
             .action
             .as_deref()
@@ -298,6 +294,22 @@ pub fn parse_facts(
             problems.push(bad("value must be 1..200 characters"));
             continue;
         }
+        // A key left empty (or of no ASCII letter, "签证"): what is taken back
+        // or forgotten is then named by its statement's words, as the rules
+        // name it; an assertion is keyed as the rules read its statement,
+        // else under its value.
+        let attribute = if !attribute.is_empty() || !value_required {
+            attribute
+        } else if let Some(r) = engram_core::extract::read_back(&statement) {
+            r.attribute
+        } else {
+            let key = engram_core::extract::slug(value);
+            if key.is_empty() {
+                problems.push(bad("attribute must be a lower-case dotted key"));
+                continue;
+            }
+            engram_core::extract::bounded_key(&format!("note.{key}"), 80)
+        };
         let index = f
             .message_index
             .unwrap_or_else(|| source_of(messages, value))
@@ -429,6 +441,26 @@ mod tests {
                 .map(Vec::len),
             Some(SENSITIVITY.len() + 1)
         );
+    }
+
+    /// A key left empty is no reason to lose the answer: a forget request
+    /// is named by its words, an assertion keyed as the rules read it or
+    /// under its value.
+    #[test]
+    fn an_empty_key_is_read_from_the_statement() {
+        let messages = [InputMessage {
+            role: Role::User,
+            content: "I live in Porto, I play the oud, and forget my visa.".into(),
+            created_at: Utc::now(),
+        }];
+        let answer = r#"{"facts": [
+            {"statement": "User lives in Porto.", "attribute": "", "value": "Porto", "action": "assert", "valid_for_days": null, "sensitivity": null},
+            {"statement": "User plays the oud.", "attribute": "签证", "value": "oud", "action": "assert", "valid_for_days": null, "sensitivity": null},
+            {"statement": "User's visa.", "attribute": "", "value": "", "action": "forget", "valid_for_days": null, "sensitivity": null}]}"#;
+        let facts = parse_facts(answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
+        let keys: Vec<&str> = facts.iter().map(|f| f.attribute.as_str()).collect();
+        assert_eq!(keys, ["location.city", "note.oud", ""]);
+        assert_eq!(facts[2].action, FactAction::Forget);
     }
 
     /// A model may answer any number of days, and a message may be dated at

@@ -63,7 +63,13 @@ pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
 fn asserted_instead(c: &mut Candidate, said: &str, english: bool) -> bool {
     let in_message = |v: &str| says(said, v) || crate::text::words::names_all(v, said);
     let predicate = super::predicate_of(&c.statement);
-    if predicate.is_empty() || super::is_label(&predicate) {
+    // A label names nothing; a denied predicate ("does not need a visa")
+    // asserts nothing.
+    static DENIED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:not|never|no\s+longer)\b|n't\b")
+            .unwrap_or_else(|e| panic!("{e}"))
+    });
+    if predicate.is_empty() || super::is_label(&predicate) || DENIED.is_match(&predicate) {
         return false;
     }
     let (attribute, value) = if !c.value.trim().is_empty() {
