@@ -67,7 +67,6 @@ async fn questions_hypotheses_reported_speech_denials_and_other_people_change_no
         "If I moved to Paris, I would miss my friends.",
         "My brother told me: I live in Berlin.",
         "It is not true that I am a pilot.",
-        "My sister is a teacher at Lincoln High.",
         "Yesterday I saw a doctor at Mercy Hospital.",
     ] {
         let job = app.infer("carol", text).await;
@@ -83,6 +82,23 @@ async fn questions_hypotheses_reported_speech_denials_and_other_people_change_no
         assert!(stored.is_empty(), "{text}: {stored:?}");
         assert_eq!(profile(&app, "carol").await, before, "{text}");
     }
+    // A fact about someone the user names is kept under them, never as the
+    // user's own: the user's keys stay as they were.
+    let job = app
+        .infer("carol", "My sister is a teacher at Lincoln High.")
+        .await;
+    for r in job["results"].as_array().unwrap() {
+        if r["event"] == "ADD" || r["event"] == "SUPERSEDE" {
+            let key = r["attribute"].as_str().unwrap_or("");
+            assert!(key.starts_with("family.sister."), "{job}");
+        }
+    }
+    let own = |p: Vec<String>| -> Vec<String> {
+        p.into_iter()
+            .filter(|e| !e.starts_with("family.sister.") || e == "family.sister.name=Alice")
+            .collect()
+    };
+    assert_eq!(own(profile(&app, "carol").await), own(before.clone()));
     for (query, absent) in [
         ("where do I work", "Google"),
         ("which city do I live in", "Paris"),
