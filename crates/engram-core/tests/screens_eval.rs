@@ -245,6 +245,13 @@ fn forget_requests_are_read_in_any_wording() {
                     let v = c.value.to_lowercase();
                     x.value.to_lowercase().contains(&v) || x.statement.to_lowercase().contains(&v)
                 })
+                && c.reaches.is_none_or(|key| {
+                    use engram_core::text::topics::{keys_named, under_any};
+                    forgets.iter().any(|x| {
+                        (!x.attribute.is_empty() && under_any(key, &[x.attribute.as_str()]))
+                            || under_any(key, &keys_named(&x.statement))
+                    })
+                })
         };
         tally.add(c.class, c.part, right);
         if !right && c.part == Part::Dev {

@@ -6,6 +6,7 @@
 mod split;
 pub mod statement;
 pub mod timephrase;
+pub mod topics;
 pub mod words;
 
 pub use split::{clauses, parts, sentences};

@@ -276,6 +276,12 @@ static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         en(&format!(
             r"{DELETE_VERB}\s+the\s+(?P<inner>.+?)\s+(?:thing|stuff|part|bit|info)[\s.!?]*$"
         )),
+        // "Can you erase my address?": a thing of the user's, named in a few
+        // words and nothing after it ("remove my name from the draft" is a
+        // task, not a request to forget).
+        en(&format!(
+            r"{DELETE_VERB}\s+(?P<mine>(?:my|our)\s+[\p{{L}}'-]+(?:\s+[\p{{L}}'-]+){{0,3}}?)(?:\s+(?:as\s+well|too|for\s+good|for\s+me|now))?(?:[,\s]+(?:please|pls|thanks|thank\s+you))?[\s.!?]*$"
+        )),
         re(
             r"(?i)^\s*(?:please\s+)?i\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
         ),
@@ -373,14 +379,35 @@ static FORGET_LEAD: LazyLock<Regex> = LazyLock::new(|| {
 /// The thing a forget request names ("that I live in Berlin" → "I live in
 /// Berlin"; "what I said about my dog" → "my dog"), if the clause is one.
 pub fn forget_request(clause: &str) -> Option<String> {
-    let c = FORGET.iter().find_map(|p| p.captures(clause))?;
-    let mut inner = c.name("inner")?.as_str().trim().to_owned();
+    // A thing of the user's ("my address") is a few words with no
+    // preposition: "clear my calendar for Friday" is a task.
+    static PREPOSITION: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\s(?:for|from|on|at|to|with|by|into|off|out|about)\s"));
+    let c = FORGET.iter().find_map(|p| {
+        p.captures(clause).filter(|c| {
+            c.name("mine")
+                .is_none_or(|m| !PREPOSITION.is_match(&format!("{} ", m.as_str())))
+        })
+    })?;
+    let mut inner = c
+        .name("inner")
+        .or_else(|| c.name("mine"))?
+        .as_str()
+        .trim()
+        .to_owned();
     while let Some(m) = FORGET_LEAD.find(&inner) {
         if m.end() == 0 {
             break;
         }
         inner = inner[m.end()..].trim().to_owned();
     }
+    // "…, please": a courtesy, not part of the thing.
+    static COURTESY: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)(?:[,\s]+(?:please|pls|plz|thanks|thank\s+you|bitte|por\s+favor|s'il\s+te\s+plaît|per\s+favore))+[\s.!?]*$",
+        )
+    });
+    let inner = COURTESY.replace(&inner, "").trim().to_owned();
     (!inner.is_empty()).then_some(inner)
 }
 

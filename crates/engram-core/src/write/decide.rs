@@ -265,6 +265,19 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
             })
             .collect();
         targets.extend(close);
+        // A request that names a category and nothing held ("my music
+        // taste", "my contact details") reaches the user's own facts under
+        // the category's keys: never a fact a narrower key names ("my
+        // favourite band" is `favorite.band`, not every favourite).
+        if targets.is_empty() && !candidate.attribute.contains('.') {
+            let keys = crate::text::topics::keys_named(&candidate.statement);
+            targets.extend(known.iter().filter(|k| {
+                k.subject.as_deref() == Some(&candidate.subject)
+                    && k.attribute
+                        .as_deref()
+                        .is_some_and(|a| crate::text::topics::under_any(a, &keys))
+            }));
+        }
     }
     let what = if candidate.attribute.is_empty() {
         format!("\"{}\"", candidate.statement)
@@ -541,6 +554,51 @@ mod tests {
             Decision::Retire { targets, .. } => assert_eq!(targets, [divorced.id]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_forget_request_that_names_a_category_reaches_its_keys_only() {
+        let band = known(
+            "favorite.band",
+            "Muse",
+            "User's favourite band is Muse.",
+            0.2,
+        );
+        let song = known(
+            "favorite.song",
+            "Creep",
+            "User's favourite song is Creep.",
+            0.2,
+        );
+        let colour = known(
+            "favorite.color",
+            "green",
+            "User's favourite colour is green.",
+            0.2,
+        );
+        let mut sisters = known("favorite.band", "Abba", "User's sister loves Abba.", 0.2);
+        sisters.subject = Some("sister".into());
+        let held = [band.clone(), song.clone(), colour, sisters];
+        let mut request = cand("", "", "my music taste");
+        request.action = crate::extract::FactAction::Forget;
+        match decide(&request, &held, &DecideParams::default()) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [band.id, song.id]),
+            other => panic!("{other:?}"),
+        }
+        // A narrower key is what it names, not its category.
+        let mut narrow = cand("favorite.band", "", "my favourite band");
+        narrow.action = crate::extract::FactAction::Forget;
+        match decide(&narrow, &held, &DecideParams::default()) {
+            Decision::Retire { targets, .. } => assert_eq!(targets, [band.id]),
+            other => panic!("{other:?}"),
+        }
+        // Someone else's music is not the user's.
+        let mut theirs = cand("", "", "my sister's music taste");
+        theirs.action = crate::extract::FactAction::Forget;
+        assert!(matches!(
+            decide(&theirs, &held, &DecideParams::default()),
+            Decision::Ignore { .. }
+        ));
     }
 
     #[test]

@@ -15,6 +15,9 @@ pub struct Case {
     pub forget: bool,
     /// Whether it asks to forget everything about the user.
     pub everything: bool,
+    /// A key the request must reach when it names a category ("my music
+    /// taste" reaches `favorite.band`).
+    pub reaches: Option<&'static str>,
 }
 
 const CITIES: &[&str] = &["Berlin", "Lisbon", "Tokyo", "Oslo", "Madrid"];
@@ -92,6 +95,34 @@ const OTHER: &[(usize, &str)] = &[
     (8, "Забудь, что {f}."),
 ];
 
+/// Asking to forget a category of the user's facts, not one fact.
+const CATEGORY: &[&str] = &[
+    "Can you erase my {c}?",
+    "Stop remembering my {c}, please.",
+    "Delete my {c}.",
+    "Please wipe my {c} for good.",
+    "Forget my {c}.",
+    "Could you remove my {c}, thanks.",
+    "I don't want you to remember my {c}.",
+    "pls get rid of my {c}",
+];
+
+/// (category as said, a key it reaches).
+const CATEGORIES: &[(&str, &str)] = &[
+    ("address", "location.city"),
+    ("home address", "address"),
+    ("music taste", "favorite.band"),
+    ("taste in music", "favorite.song"),
+    ("phone number", "phone"),
+    ("contact details", "email"),
+    ("job info", "employer"),
+    ("food preferences", "diet"),
+    ("health info", "allergy.penicillin"),
+    ("travel plans", "plan.travel"),
+    ("hobbies", "hobby"),
+    ("birthday", "birthday"),
+];
+
 const EVERYTHING: &[&str] = &[
     "Please forget everything you know about me.",
     "Forget all about me.",
@@ -116,6 +147,9 @@ const NOT_FORGET: &[&str] = &[
     "I keep forgetting that I live in a new city.",
     "Never forget your roots.",
     "I forgot that I had a dentist appointment.",
+    "Clear my calendar for Friday.",
+    "Remove my name from the email draft.",
+    "Delete my photos on the shared drive.",
 ];
 
 pub fn cases() -> Vec<Case> {
@@ -131,6 +165,7 @@ pub fn cases() -> Vec<Case> {
                 value: f[1].clone(),
                 forget: true,
                 everything: false,
+                reaches: None,
             });
         }
     }
@@ -144,6 +179,21 @@ pub fn cases() -> Vec<Case> {
                 value: f[1].clone(),
                 forget: true,
                 everything: false,
+                reaches: None,
+            });
+        }
+    }
+    for t in CATEGORY {
+        for _ in 0..3 {
+            let (c, key) = *rng.pick(CATEGORIES);
+            out.push(Case {
+                class: "a category of facts",
+                part: part_of(t, "category"),
+                text: t.replace("{c}", c),
+                value: c.to_owned(),
+                forget: true,
+                everything: false,
+                reaches: Some(key),
             });
         }
     }
@@ -155,6 +205,7 @@ pub fn cases() -> Vec<Case> {
             value: String::new(),
             forget: true,
             everything: true,
+            reaches: None,
         });
     }
     for t in NOT_FORGET {
@@ -165,6 +216,7 @@ pub fn cases() -> Vec<Case> {
             value: String::new(),
             forget: false,
             everything: false,
+            reaches: None,
         });
     }
     out

@@ -197,6 +197,46 @@ async fn forget_and_retractions_retire_facts_and_never_reinforce_them(pool: PgPo
     assert!(job["results"][0]["memory_id"].is_null());
 }
 
+/// "Stop remembering my music taste": a category reaches the facts under
+/// its keys (the favourite band and song), not the favourite colour (a
+/// person's facts are kept apart in `decide`'s unit test).
+#[sqlx::test(migrations = false)]
+async fn a_request_to_forget_a_category_reaches_its_facts_only(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for text in [
+        "My favourite band is Muse.",
+        "My favourite song is Starlight.",
+        "My favourite colour is green.",
+    ] {
+        app.infer("erin", text).await;
+    }
+    let before = profile(&app, "erin").await;
+    assert!(
+        before.iter().any(|e| e.contains("Muse")) && before.iter().any(|e| e.contains("Starlight")),
+        "{before:?}"
+    );
+    let job = app
+        .infer("erin", "Stop remembering my music taste, please.")
+        .await;
+    assert_eq!(crate::common::events(&job), ["FORGET"], "{job}");
+    let after = profile(&app, "erin").await;
+    assert!(
+        !after
+            .iter()
+            .any(|e| e.contains("Muse") || e.contains("Starlight")),
+        "{after:?}"
+    );
+    assert!(after.iter().any(|e| e.contains("green")), "{after:?}");
+    // "Can you erase my address?" is a request to forget, not a question.
+    app.infer("erin", "I live in Porto.").await;
+    let job = app.infer("erin", "Can you erase my address?").await;
+    assert_eq!(crate::common::events(&job), ["FORGET"], "{job}");
+    assert!(!profile(&app, "erin")
+        .await
+        .iter()
+        .any(|e| e.contains("Porto")));
+}
+
 #[sqlx::test(migrations = false)]
 async fn one_sensitive_fact_does_not_sink_a_message(pool: PgPool) {
     let app = spawn_app(pool).await;
