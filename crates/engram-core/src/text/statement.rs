@@ -680,7 +680,7 @@ fn bare_thing(thing: &str) -> Option<String> {
 pub fn given_up(clause: &str) -> Option<String> {
     static GAVE_UP: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)^\s*(?:(?:so|and|but|well|actually|also)[,\s]+)*(?:i|we)\s+(?:have\s+|'ve\s+|had\s+)?(?:just\s+|recently\s+|finally\s+|already\s+|officially\s+)?(?P<verb>stopped|quit|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|sold|got\s+rid\s+of|cancell?ed|dropped\s+out\s+of|ended)\s+(?P<x>.+)$",
+            r"(?i)^\s*(?:(?:so|and|but|well|actually|also)[,\s]+)*(?:(?:i|we)\s+(?:have\s+|'ve\s+|had\s+)?)?(?:just\s+|recently\s+|finally\s+|already\s+|officially\s+)?(?P<verb>stopped|quit|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|sold|got\s+rid\s+of|cancell?ed|dropped\s+out\s+of|ended|ditched)\s+(?P<x>.+)$",
         )
     });
     static LOST: LazyLock<Regex> = LazyLock::new(|| {
@@ -691,8 +691,29 @@ pub fn given_up(clause: &str) -> Option<String> {
     // "Stopped by the bakery" and "ended up in Paris" give nothing up.
     static NOT_GIVING_UP: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)^(?:stopped\s+(?:by|in|at|off|over|to|for|on)|ended\s+up)$"));
-    let c = GAVE_UP.captures(clause).or_else(|| LOST.captures(clause))?;
+    // "I haven't played the violin in years": an end said by its length.
+    static NOT_IN_YEARS: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^\s*(?:(?:so|and|but|well|actually|honestly)[,\s]+)*(?:i|we)\s+(?:haven't|have\s+not|'ve\s+not|hadn't|had\s+not)\s+(?:really\s+|even\s+)?(?P<x>.+?)\s+(?:in|for)\s+(?:years|ages|months|decades|a\s+(?:long\s+)?while|a\s+long\s+time|forever|a\s+decade)\b",
+        )
+    });
+    // "… and started learning Japanese" is the next thing, not part of
+    // what was given up.
+    static NEXT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i),|;|\s+(?:and|but)\s+(?:then\s+|now\s+|instead\s+)?(?:started|began|took\s+up|switched|moved|joined|got|bought|adopted|picked\s+up|now|i\b|we\b)|\s+instead\b|\s+these\s+days\b",
+        )
+    });
+    let c = GAVE_UP
+        .captures(clause)
+        .or_else(|| LOST.captures(clause))
+        .or_else(|| NOT_IN_YEARS.captures(clause))?;
     let x = c.name("x")?.as_str();
+    let x = NEXT.find(x).map_or(x, |m| &x[..m.start()]);
+    // "Quit your job": an order to someone, not the user's own.
+    if x.to_lowercase().starts_with("your ") {
+        return None;
+    }
     if let Some(verb) = c.name("verb") {
         let first = x.split_whitespace().next().unwrap_or("");
         if NOT_GIVING_UP.is_match(&format!("{} {first}", verb.as_str())) {
@@ -837,6 +858,16 @@ mod tests {
             ("We sold the boat.", "boat"),
             ("Our rabbit Clover died last week.", "rabbit Clover"),
             ("So I finally cancelled my gym membership", "gym membership"),
+            // No subject, a next thing after it, an end told by its length.
+            ("Sold the Golf", "Golf"),
+            ("Ditched my Kindle last year", "Kindle"),
+            (
+                "I stopped Spanish and started learning Japanese instead",
+                "Spanish",
+            ),
+            ("We sold the flat, now we rent", "flat"),
+            ("I haven't played the violin in years", "played the violin"),
+            ("We haven't owned a car for a long time", "owned a car"),
         ] {
             assert_eq!(given_up(clause).as_deref(), Some(thing), "{clause}");
         }
@@ -846,6 +877,9 @@ mod tests {
             "I stop by on Fridays.",
             "I stopped by the bakery yesterday.",
             "We ended up in Paris.",
+            "Quit your job and travel.",
+            "Stopped by the bakery on the way.",
+            "I haven't decided yet.",
         ] {
             assert_eq!(given_up(clause), None, "{clause}");
         }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::policy::unread_language;
 use crate::text::statement::{
-    asks_to_forget, asserts_plainly, denies_in_any_language, first_person, said_of,
+    asks_to_forget, asserts_plainly, denies_in_any_language, first_person, given_up, said_of,
     takes_back_anything, users_person,
 };
 use crate::text::words::{folded, says};
@@ -44,11 +44,35 @@ pub fn as_said(mut model: Vec<Candidate>, messages: &[InputMessage]) -> Vec<Cand
             FactAction::Retract if english => takes_back_anything(said),
             FactAction::Retract => denies_in_any_language(said),
             FactAction::Forget => asks_to_forget(said),
-            FactAction::Assert => return true,
+            FactAction::Assert => {
+                ended_instead(c, said, english);
+                return true;
+            }
         };
         made || asserted_instead(c, said, english)
     });
     model
+}
+
+/// A model's assertion that the user gave something up ("User has quit
+/// playing the violin.") from an English message that takes something
+/// back: the retraction it is, by the words of what ended, so the fact
+/// held before goes rather than living beside its end.
+fn ended_instead(c: &mut Candidate, said: &str, english: bool) {
+    if !english || !takes_back_anything(said) {
+        return;
+    }
+    let Some(thing) = crate::text::statement::first_person(&c.statement)
+        .and_then(|s| given_up(&s).or_else(|| crate::text::statement::no_longer(&s)))
+    else {
+        return;
+    };
+    if !crate::text::words::names_all(&thing, said) {
+        return;
+    }
+    c.action = FactAction::Retract;
+    c.attribute = String::new();
+    c.value = thing;
 }
 
 /// A retraction or forget request its message does not make, read as the
@@ -699,6 +723,21 @@ mod tests {
             &said("I quit smoking last year."),
         );
         assert_eq!(quit[0].action, FactAction::Retract);
+        // "User has quit playing the violin." is the end of the violin.
+        let mut ended = candidate("hobby.violin", "violin", FactAction::Assert);
+        ended.statement = "User has quit playing the violin.".into();
+        let read = as_said(
+            vec![ended.clone()],
+            &said("I haven't played the violin in years, I quit."),
+        );
+        assert_eq!(read[0].action, FactAction::Retract, "{read:?}");
+        assert!(read[0].attribute.is_empty());
+        assert!(read[0].value.contains("violin"), "{read:?}");
+        // Not from a message that takes nothing back, nor of another thing.
+        let plain = as_said(vec![ended.clone()], &said("I play the violin."));
+        assert_eq!(plain[0].action, FactAction::Assert);
+        let other = as_said(vec![ended], &said("I quit my job."));
+        assert_eq!(other[0].action, FactAction::Assert);
     }
 
     #[test]

@@ -546,9 +546,18 @@ mod tests {
             ("Our rabbit Clover died last week.", "rabbit Clover"),
             ("I don't play chess anymore.", "play chess"),
             ("I'm no longer a member of the gym.", "member of the gym"),
+            ("Sold the Golf; these days I cycle.", "Golf"),
         ] {
             assert_eq!(read(text), [(Retract, s(""), s(thing))], "{text}");
         }
+        // What was given up, then what came next.
+        assert_eq!(
+            read("I stopped Spanish and started learning Japanese instead."),
+            [
+                (Retract, s(""), s("Spanish")),
+                (Assert, s("learning.japanese"), s("Japanese"))
+            ]
+        );
         // A retraction the rules can key keeps its key.
         assert_eq!(
             read("I'm no longer vegetarian."),

@@ -12,7 +12,7 @@ use crate::extract::slug;
 use crate::timephrase::expiry_hint;
 
 /// Where a captured value ends: a time phrase, a new clause, or punctuation.
-const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on|originally)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
+const END: &str = r"(?:\s+(?:until|till|til|since|for|with|in|next|last|this|these|today|tonight|tomorrow|now|because|but|and|so|as|when|while|after|before|anymore|any more|too|again|recently|fluently|well|a bit|a little|right now|at the moment|every|each|on|originally|instead|these days|nowadays)\b|\s*[,!?;:)(]|\s*\.(?:\s|$)|\s*$)";
 const PLACE: &str = r"(?P<v>[\p{L}][\p{L}\p{N}'’\-. \x{E000}]{0,40}?)";
 const THING: &str = r"(?P<v>[\p{L}\p{N}][\p{L}\p{N}'’\-+#. &/\x{E000}]{0,60}?)";
 
@@ -283,7 +283,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b(?:(?:i|we)\s+(?:now\s+|currently\s+)?(?:live|reside)|(?:{{I_AM}}|we\s+are|we're)\s+(?:now\s+|currently\s+)?(?:living|based))\s+in\s+{PLACE}{{END}}"
+                r"\b(?:(?:i|we)\s+(?:now\s+|currently\s+)?(?:live|reside)|(?:{{I_AM}}|we\s+are|we're)\s+(?:now\s+|currently\s+)?(?:living|based))\s+(?:in|(?:just\s+)?(?:outside(?:\s+of)?|near|close\s+to|on\s+the\s+outskirts\s+of))\s+{PLACE}{{END}}"
             ),
             |c, ctx| {
                 let v = value(c, "v")?;
@@ -739,7 +739,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &format!(
-                r"\b(?:{{I_AM}}|i've\s+been|i\s+have\s+been)\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"
+                r"\b(?:{{I_AM}}|i've\s+been|i\s+have\s+been|(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+|recently\s+|now\s+)?(?:started|began|begun|took\s+up|taken\s+up))\s+(?:currently\s+|now\s+)?(?:learning|studying|taking (?:a course|classes) in)\s+{THING}{{END}}"
             ),
             |c, _| {
                 let v = value(c, "v")?;
