@@ -634,6 +634,24 @@ mod tests {
             s("relationship.status"),
             s("married")
         )));
+        // A couple's end is the user's status; someone else's is not.
+        for (text, status) in [
+            ("Paul and I divorced last year.", "divorced"),
+            ("My wife and I split up.", "separated"),
+            ("We separated in May.", "separated"),
+        ] {
+            assert_eq!(
+                read(text),
+                [(Assert, s("relationship.status"), s(status))],
+                "{text}"
+            );
+        }
+        for text in [
+            "My parents divorced when I was five.",
+            "I split up the money.",
+        ] {
+            assert!(read(text).is_empty(), "{text}: {:?}", read(text));
+        }
         // Lists: "deploy on", "and now work as".
         let stack = read("I use Neovim, code in Python and deploy on Fly.io.");
         assert!(

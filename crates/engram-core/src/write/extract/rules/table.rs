@@ -656,6 +656,20 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 fact("relationship.status", &v, format!("User is {v}."), 0.6)
             },
         ),
+        // "Paul and I divorced last year", "my wife and I split up", "we
+        // separated": the couple is the user.
+        rule(
+            // (A clause starts at "and I": "Paul and I divorced" is read
+            // from "I divorced".)
+            r"\b(?:we|i)\s+(?:have\s+|'ve\s+)?(?:just\s+|recently\s+|finally\s+|officially\s+)?(?P<v>divorced|separated|split\s+up|broke\s+up)(?:\s+(?:last|in|this|two|three|a|an|some|recently|years|months|after)\b|\s*[.,!;]|\s*$)",
+            |c, _| {
+                let v = match value(c, "v")?.to_lowercase().as_str() {
+                    "divorced" => "divorced",
+                    _ => "separated",
+                };
+                fact("relationship.status", v, format!("User is {v}."), 0.6)
+            },
+        ),
         // A fact about one of the user's people is theirs, under them: "My
         // brother lives in Denver", "My wife works at the BBC", "My friend
         // Tom is a dentist".
