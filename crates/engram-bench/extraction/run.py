@@ -209,7 +209,7 @@ def main():
     ap.add_argument("--llm-url"), ap.add_argument("--model"), ap.add_argument("--embed-url")
     ap.add_argument("--dir")
     ap.add_argument("--only", help="comma-separated case ids (a quick look)")
-    ap.add_argument("--half", help="halves to run, comma-separated: dev, report, report2, report3")
+    ap.add_argument("--half", help="halves to run, comma-separated: dev, report, report2, report3, report4")
     args = ap.parse_args()
 
     cases = json.load(open(SCENARIOS))["cases"]
