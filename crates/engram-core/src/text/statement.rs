@@ -529,6 +529,13 @@ pub fn said_of(message: &str, value: &str) -> Option<Option<String>> {
     });
     static SELF: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|me|we|we're|we've|us)\b"));
+    // "Green is my favourite colour", "Rex is my dog's name": a subject
+    // named by what it is of the user's, not someone doing something.
+    static NAMES_MINE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"^\s*(?:[A-Z][\p{L}'’\-]+\s+){1,3}(?i:is|was|are)\s+(?i:my|our)\s+(?i:favou?rite|fave|go-to|usual|main|first|home|dog|cat|pet|car|phone|city|job|name|hometown)\b",
+        )
+    });
     let needle = value.trim().to_lowercase();
     if needle.is_empty() {
         return None;
@@ -538,7 +545,7 @@ pub fn said_of(message: &str, value: &str) -> Option<Option<String>> {
             if !clause.to_lowercase().contains(&needle) {
                 continue;
             }
-            if SELF.is_match(clause) {
+            if SELF.is_match(clause) || NAMES_MINE.is_match(clause) {
                 return None;
             }
             let c = OTHER.captures(clause)?;
@@ -582,6 +589,10 @@ pub fn denies_in_any_language(message: &str) -> bool {
 pub fn asserts_plainly(message: &str, value: &str) -> bool {
     static FIRST_PERSON: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)\b(?:i|i'm|im|i've|i'd|we|we're|we've)\b"));
+    // "My cat's actually called Miso": a thing of the user's is theirs (one
+    // of their people is not: `said_of`).
+    static MY_THING: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^\s*(?:(?:and|but|so|oh|sorry|actually)[,\s]+)*(?:my|our)\s"));
     let needle = value.trim().to_lowercase();
     if needle.is_empty() {
         return false;
@@ -592,7 +603,8 @@ pub fn asserts_plainly(message: &str, value: &str) -> bool {
                 continue;
             };
             return stance(sentence, clause, at) == Stance::Own
-                && FIRST_PERSON.is_match(clause)
+                && (FIRST_PERSON.is_match(clause)
+                    || (MY_THING.is_match(clause) && said_of(message, value).is_none()))
                 && !CHANGE.is_match(clause.get(..at).unwrap_or(""))
                 && !AFTER.is_match(clause.get(at..).unwrap_or(""));
         }
@@ -979,9 +991,18 @@ mod tests {
             ("Berlin is where I live.", "Berlin"),
             ("My name is Ana.", "Ana"),
             ("My brother lives in Denver and I live in Austin.", "Austin"),
+            ("Green is my favourite colour.", "Green"),
+            ("Rex is my dog's name.", "Rex"),
         ] {
             assert!(!said_of_another(message, value), "{message}");
         }
+        // A thing of the user's is asserted as theirs; a person's is not.
+        assert!(asserts_plainly(
+            "Sorry, my cat's actually called Miso, I typed it wrong.",
+            "Miso"
+        ));
+        assert!(!asserts_plainly("My brother is called Miso.", "Miso"));
+        assert!(!asserts_plainly("My cat is not called Miso.", "Miso"));
         assert_eq!(
             said_of("My brother lives in Denver.", "Denver"),
             Some(Some("brother".into()))

@@ -6,6 +6,9 @@
 //! out sentence by sentence before this; sensitive clauses are left out
 //! here unless the caller allows them; questions assert nothing).
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use whatlang::{Lang, Script};
 
 use super::without_sensitive;
@@ -187,6 +190,14 @@ pub fn unread_language(text: &str) -> Option<Language> {
     if lang == Lang::Eng || info.script() != Script::Latin {
         return None;
     }
+    // "I'm", "I'll", "I've", "I'd" are English whatever the detector says
+    // of a short sentence with a foreign name in it ("Maybe one day I'll
+    // open a café in Kyoto." was read as French and kept verbatim).
+    static ENGLISH_I: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\bI['’](?:m|ll|ve|d)\b").unwrap_or_else(|e| panic!("{e}")));
+    if ENGLISH_I.is_match(text) {
+        return None;
+    }
     // English writes "I" as a capital; a lower-case "i" is the word for
     // "and" in Polish, Croatian, Catalan, and Italian's "the".
     let words: Vec<String> = text
@@ -286,6 +297,13 @@ mod tests {
         let polish = unread_language("Mieszkam w Gdańsku i mam psa o imieniu Burek.");
         assert!(polish.is_some(), "{polish:?}");
         assert_eq!(unread_language("i live in oslo and i work at sap"), None);
+        // An English contraction of "I" outweighs a foreign name.
+        for text in [
+            "Maybe one day I'll open a café in Kyoto.",
+            "I'm moving to Besançon près de la frontière.",
+        ] {
+            assert_eq!(unread_language(text), None, "{text}");
+        }
     }
 
     #[test]

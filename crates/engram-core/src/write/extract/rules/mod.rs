@@ -634,6 +634,26 @@ mod tests {
             s("relationship.status"),
             s("married")
         )));
+        // "My cat's called …", "my son's actually named …".
+        assert_eq!(
+            read("My cat's actually called Miso."),
+            [(Assert, s("pet.cat.name"), s("Miso"))]
+        );
+        assert_eq!(
+            read("My son's named Felix."),
+            [(Assert, s("family.son.name"), s("Felix"))]
+        );
+        // A job held for a while.
+        assert_eq!(
+            read("I've worked as a florist since 2019."),
+            [(Assert, s("role"), s("florist"))]
+        );
+        // A favourite said the other way round; a pointer names nothing.
+        assert_eq!(
+            read("Green is my favourite colour."),
+            [(Assert, s("favorite.colour"), s("Green"))]
+        );
+        assert!(read("That is my favourite song!").is_empty());
         // A couple's end is the user's status; someone else's is not.
         for (text, status) in [
             ("Paul and I divorced last year.", "divorced"),

@@ -396,7 +396,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             employer,
         ),
         rule(
-            r"\b(?:i work as|i'm working as|i am working as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
+            r"\b(?:i (?:now |currently |still )?work as|i'm working as|i am working as|i've (?:been )?work(?:ed|ing) as|i have (?:been )?work(?:ed|ing) as|my job is|my role is|my job title is|i have a job as)\s+(?:an?\s+)?(?P<v>[\p{L} \-]{2,40}?){END}",
             role,
         ),
         rule(
@@ -556,6 +556,27 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 )
             },
         ),
+        // "Green is my favourite colour": the same, said the other way round.
+        rule(
+            r"^\s*(?P<v>[\p{L}\p{N}][\p{L}\p{N}'&\- ]{0,40}?)\s+(?:is|are)\s+(?:still\s+)?my\s+(?:all-time\s+|absolute\s+)?favou?rite\s+(?P<what>[\p{L} ]{2,30}?){END}",
+            |c, _| {
+                let v = value(c, "v")?;
+                let what = value(c, "what")?;
+                const POINTERS: &[&str] = &[
+                    "it", "this", "that", "these", "those", "he", "she", "they", "which", "what",
+                    "there", "here",
+                ];
+                if POINTERS.contains(&v.to_lowercase().as_str()) {
+                    return None;
+                }
+                fact(
+                    format!("favorite.{}", slug(what)),
+                    v,
+                    format!("User's favourite {what} is {v}."),
+                    0.6,
+                )
+            },
+        ),
         rule(
             &format!(
                 r"\b(?:i|i'd|i\s+would)\s+(?:much\s+|really\s+|generally\s+|usually\s+)?(?:prefer|rather have)\s+{THING}(?:\s+(?:over|to|instead of|rather than)\s+(?P<o>[\p{{L}}\p{{N}} \-]{{1,40}}?))?{{END}}"
@@ -625,7 +646,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // Family.
         rule(
             &format!(
-                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
+                r"\bmy\s+(?:(?:older|younger|little|big|baby|twin|eldest|youngest)\s+)?(?P<rel>{RELATIONS})(?:(?:'s\s+name)?\s+is\s+(?:actually\s+|really\s+)?(?:called\s+|named\s+)?|'s\s+(?:actually\s+|really\s+)?(?:called|named)\s+){NAME}{{END}}"
             ),
             family_name,
         ),
@@ -697,7 +718,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         // Pets.
         rule(
             &format!(
-                r"\bmy\s+(?P<sp>{SPECIES})(?:'s\s+name)?\s+is\s+(?:called\s+|named\s+)?{NAME}{{END}}"
+                r"\bmy\s+(?P<sp>{SPECIES})(?:(?:'s\s+name)?\s+is\s+(?:actually\s+|really\s+)?(?:called\s+|named\s+)?|'s\s+(?:actually\s+|really\s+)?(?:called|named)\s+){NAME}{{END}}"
             ),
             pet_name,
         ),
