@@ -499,6 +499,19 @@ pub fn asks_to_forget(message: &str) -> bool {
 /// People in the user's life a clause can be about.
 const PEOPLE: &str = r"wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|children|child|brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|fianc[eé]e?|friend|best\s+friend|roommate|flatmate|housemate|boss|manager|colleague|co-?worker|neighbou?r|classmate|teammate";
 
+/// Whether a phrase names one of the user's people or someone by name
+/// ("my sister's address", "Tom's phone"): not the user's own.
+pub fn names_a_person(phrase: &str) -> bool {
+    static PERSON: LazyLock<Regex> = LazyLock::new(|| {
+        re(&format!(
+            r"(?i)\b(?:{PEOPLE})(?:s|'s|’s)?\b|\b(?-i:\p{{Lu}})\p{{L}}+(?:'s|’s)\b"
+        ))
+    });
+    static OWN: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(?:user|it|that|what|there|here|who)(?:'s|’s)"));
+    PERSON.find_iter(phrase).any(|m| !OWN.is_match(m.as_str()))
+}
+
 /// The person a model's statement is about when it is one of the user's
 /// people ("User's brother lives in Denver." → "brother").
 pub fn users_person(statement: &str) -> Option<String> {
@@ -1003,6 +1016,17 @@ mod tests {
         ));
         assert!(!asserts_plainly("My brother is called Miso.", "Miso"));
         assert!(!asserts_plainly("My cat is not called Miso.", "Miso"));
+        for phrase in ["my sister's address", "Tom's phone", "my kids' school"] {
+            assert!(names_a_person(phrase), "{phrase}");
+        }
+        for phrase in [
+            "my address",
+            "my cat's name",
+            "my music taste",
+            "User's job",
+        ] {
+            assert!(!names_a_person(phrase), "{phrase}");
+        }
         assert_eq!(
             said_of("My brother lives in Denver.", "Denver"),
             Some(Some("brother".into()))

@@ -2,7 +2,9 @@
 //! "my music taste" is the favourite band, song and genre; "my contact
 //! details" are the phone and email. A request that names a category
 //! reaches every fact held under its keys, and only those (never every
-//! favourite, never a fact about one of the user's people).
+//! favourite, never a fact about one of the user's people). A phrase names
+//! a category only when every word of it does, or is a word such as
+//! "taste", "details" or "my": "my work schedule" names no category.
 
 /// A category: the words that name it (in lower case, English and the
 /// languages the screens read) and the key prefixes it covers.
@@ -168,7 +170,6 @@ const TOPICS: &[Topic] = &[
             "salud",
             "alergias",
             "santé",
-            "allergies",
             "salute",
             "saúde",
             "здоровье",
@@ -189,7 +190,6 @@ const TOPICS: &[Topic] = &[
             "animaux",
             "animale",
             "animali",
-            "animal",
             "huisdier",
             "питомец",
             "zwierzę",
@@ -267,7 +267,6 @@ const TOPICS: &[Topic] = &[
             "marriage",
             "marital",
             "dating",
-            "partner",
             "beziehung",
             "relación",
             "pareja",
@@ -347,79 +346,101 @@ const TOPICS: &[Topic] = &[
     },
 ];
 
-/// Words that make a phrase about someone else ("my sister's address"):
-/// it names no category of the user's own facts.
-const OTHERS: &[&str] = &[
-    "sister",
-    "brother",
-    "mother",
-    "mom",
-    "mum",
-    "father",
-    "dad",
-    "wife",
-    "husband",
-    "son",
-    "daughter",
-    "friend",
-    "friends",
-    "boss",
-    "colleague",
-    "colleagues",
-    "neighbour",
-    "neighbor",
-    "kids",
-    "children",
-    "child",
-    "parents",
-    "cousin",
-    "aunt",
-    "uncle",
-    "grandma",
-    "grandpa",
-    "girlfriend",
-    "boyfriend",
-    "roommate",
-    "partner's",
+/// Words that name no category and no thing: possessives, articles,
+/// prepositions, and the nouns a category is said with ("my music
+/// taste", "my contact details", "my phone number", "my travel plans").
+const FRAME: &[&str] = &[
+    "my",
+    "our",
+    "the",
+    "a",
+    "an",
+    "all",
+    "any",
+    "of",
+    "in",
+    "about",
+    "on",
+    "and",
+    "your",
+    "taste",
+    "tastes",
+    "details",
+    "detail",
+    "info",
+    "information",
+    "data",
+    "preferences",
+    "preference",
+    "plans",
+    "plan",
+    "number",
+    "numbers",
+    "stuff",
+    "things",
+    "history",
+    "status",
+    "settings",
+    "choices",
+    "habits",
+    "life",
+    "situation",
+    "mein",
+    "meine",
+    "meinen",
+    "unsere",
+    "mi",
+    "mis",
+    "nuestra",
+    "mon",
+    "ma",
+    "mes",
+    "il",
+    "la",
+    "le",
+    "mio",
+    "mia",
+    "meu",
+    "minha",
+    "mijn",
+    "moj",
+    "moja",
+    "мой",
+    "моя",
+    "мою",
+    "мои",
 ];
 
 /// The key prefixes of the categories `phrase` names ("my music taste" →
-/// favorite.band, favorite.song, …); empty when it names none, or names
-/// someone else.
+/// favorite.band, favorite.song, …); empty when it names none, names
+/// something more than a category ("my work schedule"), or names one of
+/// the user's people ("my sister's address").
 pub fn keys_named(phrase: &str) -> Vec<&'static str> {
+    if super::statement::names_a_person(phrase) {
+        return Vec::new();
+    }
     let lower = phrase.to_lowercase().replace('’', "'");
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && !FRAME.contains(w))
         .collect();
-    if words
+    let named: Vec<&Topic> = TOPICS
         .iter()
-        .any(|w| OTHERS.contains(w) || (w.ends_with("'s") && *w != "user's" && *w != "it's"))
-    {
+        .filter(|t| words.iter().any(|w| t.words.contains(w)))
+        .collect();
+    let covered = words
+        .iter()
+        .all(|w| named.iter().any(|t| t.words.contains(w)));
+    if words.is_empty() || !covered {
         return Vec::new();
     }
     let mut out: Vec<&'static str> = Vec::new();
-    for t in TOPICS {
-        if words.iter().any(|w| t.words.contains(w)) {
-            for k in t.keys {
-                if !out.contains(k) {
-                    out.push(k);
-                }
-            }
+    for k in named.iter().flat_map(|t| t.keys.iter()) {
+        if !out.contains(k) {
+            out.push(k);
         }
     }
     out
-}
-
-/// Whether `attribute` is held under one of `prefixes` (the key itself or
-/// a key below it).
-pub fn under_any(attribute: &str, prefixes: &[&str]) -> bool {
-    prefixes.iter().any(|p| {
-        attribute == *p
-            || attribute
-                .strip_prefix(p)
-                .is_some_and(|rest| rest.starts_with('.'))
-    })
 }
 
 #[cfg(test)]
@@ -429,16 +450,25 @@ mod tests {
     #[test]
     fn a_category_names_its_keys_and_no_others() {
         let music = keys_named("my music taste");
-        assert!(under_any("favorite.band", &music));
-        assert!(under_any("favorite.song.title", &music));
-        assert!(!under_any("favorite.color", &music));
-        assert!(!under_any("favorite", &music));
-        assert!(under_any("location.city", &keys_named("my address")));
-        assert!(under_any("phone", &keys_named("my contact details")));
-        assert!(under_any("employer", &keys_named("meine Arbeit")));
-        assert!(keys_named("my sister's address").is_empty());
-        assert!(keys_named("my brother's music").is_empty());
-        assert!(keys_named("the thing I said").is_empty());
-        assert!(!under_any("locations", &["location"]));
+        assert!(music.contains(&"favorite.band") && music.contains(&"favorite.song"));
+        assert!(!music.iter().any(|k| k.starts_with("favorite.col")));
+        assert!(!music.contains(&"favorite"));
+        assert_eq!(keys_named("my taste in music"), music);
+        assert!(keys_named("my address").contains(&"location"));
+        assert!(keys_named("my home address").contains(&"address"));
+        assert!(keys_named("my contact details").contains(&"phone"));
+        assert!(keys_named("my phone number").contains(&"phone"));
+        assert!(keys_named("meine Arbeit").contains(&"employer"));
+        // Someone else's, more than a category, or nothing named.
+        for phrase in [
+            "my sister's address",
+            "my brother's music",
+            "my work schedule",
+            "my favourite number",
+            "the thing I said",
+            "my",
+        ] {
+            assert!(keys_named(phrase).is_empty(), "{phrase}");
+        }
     }
 }

@@ -275,7 +275,7 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
                 k.subject.as_deref() == Some(&candidate.subject)
                     && k.attribute
                         .as_deref()
-                        .is_some_and(|a| crate::text::topics::under_any(a, &keys))
+                        .is_some_and(|a| keys.iter().any(|p| under(a, p)))
             }));
         }
     }
@@ -592,13 +592,21 @@ mod tests {
             Decision::Retire { targets, .. } => assert_eq!(targets, [band.id]),
             other => panic!("{other:?}"),
         }
-        // Someone else's music is not the user's.
-        let mut theirs = cand("", "", "my sister's music taste");
-        theirs.action = crate::extract::FactAction::Forget;
-        assert!(matches!(
-            decide(&theirs, &held, &DecideParams::default()),
-            Decision::Ignore { .. }
-        ));
+        // Someone else's music is not the user's; a phrase that names more
+        // than a category ("my work schedule") reaches no category.
+        let job = known("employer", "Acme", "User works at Acme.", 0.2);
+        let held: Vec<Known> = held.iter().cloned().chain([job]).collect();
+        for phrase in ["my sister's music taste", "my work schedule"] {
+            let mut other = cand("", "", phrase);
+            other.action = crate::extract::FactAction::Forget;
+            assert!(
+                matches!(
+                    decide(&other, &held, &DecideParams::default()),
+                    Decision::Ignore { .. }
+                ),
+                "{phrase}"
+            );
+        }
     }
 
     #[test]
