@@ -1004,6 +1004,7 @@ export interface components {
         Message: {
             /** @enum {string} */
             role: "user" | "assistant" | "system" | "tool";
+            /** @description An empty or blank content is skipped and listed in the response's `skipped` (422 only when every message is empty). */
             content: string;
             /** @description When it was said; becomes the memory's created_at. */
             created_at?: components["schemas"]["Time"];
@@ -1062,13 +1063,21 @@ export interface components {
         };
         AddMemoriesResponse: {
             results: components["schemas"]["AddResult"][];
+            skipped: components["schemas"]["SkippedMessages"];
         };
+        /** @description Messages of the request not stored or read because they were empty (their place in `messages`). */
+        SkippedMessages: {
+            index: number;
+            /** @enum {string} */
+            reason: "empty";
+        }[];
         AddJobResponse: {
             /** Format: uuid */
             job_id: string;
             status: components["schemas"]["JobStatus"];
             /** @description Raw memories stored with the job (store_raw). */
             raw: components["schemas"]["AddResult"][];
+            skipped: components["schemas"]["SkippedMessages"];
         };
         /** @enum {string} */
         JobStatus: "queued" | "running" | "done" | "failed";
@@ -1363,6 +1372,7 @@ export interface components {
             summarize_job_id: string | null;
             /** Format: uuid */
             extract_job_id: string | null;
+            skipped: components["schemas"]["SkippedMessages"];
         };
         SessionMessagesPage: {
             session_id: string;

@@ -152,6 +152,7 @@ fn user_request(text: &str) -> engram_core::extract::ExtractionRequest {
         },
         allow_sensitive: false,
         trusted: false,
+        positions: Vec::new(),
     }
 }
 
@@ -446,4 +447,61 @@ fn messages_in_other_languages_keep_the_facts_and_pass_the_screens() {
         pct(eh, et)
     );
     assert!(rh * 100 >= rt * 95, "secrets redacted {}", pct(rh, rt));
+}
+
+/// Identifiers are refused only for what cannot occur by accident
+/// (`policy::identifier_secret`): of 5,000+ realistic ids none, and every
+/// secret put where an id goes.
+#[test]
+fn identifiers_pass_unless_they_hold_a_secret() {
+    use engram_core::policy::identifier_secret;
+    let ids = screens::identifiers::realistic(200);
+    let mut refused: Vec<String> = Vec::new();
+    let mut per_class: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for i in &ids {
+        let kind = identifier_secret(&i.id);
+        let e = per_class.entry(i.class).or_default();
+        e.1 += 1;
+        if let Some(kind) = kind {
+            e.0 += 1;
+            refused.push(format!("{} ({kind}): {}", i.class, i.id));
+        }
+    }
+    // Real ids too, when the data is here: ShareGPT's conversation ids.
+    let shared = std::env::var("ENGRAM_SHARED_DIR").unwrap_or_else(|_| "../../../shared".into());
+    let sharegpt = std::path::Path::new(&shared).join("data/sharegpt-sample/sharegpt-1003.json");
+    let mut real = 0;
+    if let Ok(raw) = std::fs::read_to_string(&sharegpt) {
+        let convs: serde_json::Value = serde_json::from_str(&raw).expect("ShareGPT sample");
+        for c in convs.as_array().into_iter().flatten() {
+            if let Some(id) = c["id"].as_str() {
+                real += 1;
+                for id in [id.to_owned(), format!("sharegpt_{id}")] {
+                    if let Some(kind) = identifier_secret(&id) {
+                        refused.push(format!("ShareGPT ({kind}): {id}"));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "identifiers refused, per template ({} generated, {real} real ShareGPT ids):",
+        ids.len()
+    );
+    for (class, (r, n)) in &per_class {
+        eprintln!("  {class:<24} {r}/{n}");
+    }
+    assert!(refused.is_empty(), "ordinary ids refused: {refused:#?}");
+    let secrets = screens::identifiers::secrets();
+    let missed: Vec<String> = secrets
+        .iter()
+        .filter(|s| identifier_secret(&s.id).is_none())
+        .map(|s| format!("{}: {}", s.class, s.id))
+        .collect();
+    eprintln!(
+        "secrets as ids refused: {}/{}",
+        secrets.len() - missed.len(),
+        secrets.len()
+    );
+    assert!(missed.is_empty(), "secrets passed as ids: {missed:#?}");
 }

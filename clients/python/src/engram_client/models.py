@@ -166,6 +166,13 @@ class Turn(_Model):
     summarized_at: Optional[datetime] = None
 
 
+class SkippedMessage(_Model):
+    """A message of the request that was not stored: its place, and why
+    (\"empty\")."""
+    index: int
+    reason: str
+
+
 class AppendMessagesResponse(_Model):
     session_id: str
     user_id: str
@@ -173,6 +180,7 @@ class AppendMessagesResponse(_Model):
     left_window: int
     summarize_job_id: Optional[str] = None
     extract_job_id: Optional[str] = None
+    skipped: List[SkippedMessage] = Field(default_factory=list)
 
 
 class SessionMessagesPage(_Model):

@@ -69,6 +69,8 @@ pub fn stored_scope(scope: &Scope, limits: &Limits) -> Result<(), FieldError> {
 
 /// A message of an add or a session append, validated, secrets redacted.
 pub struct ValidMessage {
+    /// Where it was in the request (empty messages before it are skipped).
+    pub position: usize,
     pub role: Role,
     pub content: String,
     pub created_at: Option<DateTime<Utc>>,
@@ -87,14 +89,24 @@ pub fn stored_text(
     Ok(engram_core::policy::redact(&text))
 }
 
+/// The messages of a request, validated, and the positions of those
+/// skipped because they were empty.
+pub struct Said {
+    pub messages: Vec<ValidMessage>,
+    pub skipped: Vec<usize>,
+}
+
 /// The messages of an add or a session append: 1..=max_messages of them,
 /// each a valid content, and all together at most `max_total_chars`
-/// characters (what one request may give the embedder).
+/// characters (what one request may give the embedder). An empty or
+/// blank message is real data (a chat log's empty assistant turn), not bad
+/// input: it is skipped and its position returned, unless every message is
+/// empty.
 pub fn messages(
     messages: &[MessageIn],
     limits: &Limits,
     max_total_chars: usize,
-) -> Result<Vec<ValidMessage>, FieldError> {
+) -> Result<Said, FieldError> {
     if messages.is_empty() {
         return Err(FieldError::new("messages", "must not be empty"));
     }
@@ -111,8 +123,25 @@ pub fn messages(
     // found whole.
     // Each message valid and all within the budget before any screening:
     // what is over it is refused without the cost of reading it.
-    let mut contents = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
+    let skipped: Vec<usize> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| validate::is_blank(&m.content))
+        .map(|(i, _)| i)
+        .collect();
+    if skipped.len() == messages.len() {
+        return Err(FieldError::new(
+            "messages",
+            "every message is empty: give at least one with content",
+        ));
+    }
+    let kept: Vec<(usize, &MessageIn)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !skipped.contains(i))
+        .collect();
+    let mut contents = Vec::with_capacity(kept.len());
+    for &(i, m) in &kept {
         contents.push(validate::content(
             &format!("messages[{i}].content"),
             &m.content,
@@ -128,26 +157,30 @@ pub fn messages(
             ));
         }
     }
-    let mut screened: Vec<(String, Vec<&'static str>)> = Vec::with_capacity(messages.len());
+    let mut screened: Vec<(String, Vec<&'static str>)> = Vec::with_capacity(kept.len());
     let mut start = 0;
-    while start < messages.len() {
+    while start < kept.len() {
         let mut end = start + 1;
-        while end < messages.len() && messages[end].role == messages[start].role {
+        while end < kept.len() && kept[end].1.role == kept[start].1.role {
             end += 1;
         }
         let run: Vec<&str> = contents[start..end].iter().map(String::as_str).collect();
         screened.extend(engram_core::policy::redact_together(&run));
         start = end;
     }
-    for (m, (content, redacted)) in messages.iter().zip(screened) {
+    for ((position, m), (content, redacted)) in kept.into_iter().zip(screened) {
         valid.push(ValidMessage {
+            position,
             role: m.role,
             content,
             created_at: m.created_at.map(Timestamp::get),
             redacted,
         });
     }
-    Ok(valid)
+    Ok(Said {
+        messages: valid,
+        skipped,
+    })
 }
 
 pub fn importance(field: &str, v: Option<f64>) -> Result<Option<f32>, FieldError> {

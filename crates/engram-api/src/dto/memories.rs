@@ -61,6 +61,26 @@ pub struct AddJobResponse {
     pub status: engram_core::JobStatus,
     /// Raw memories stored with the job (`store_raw`).
     pub raw: Vec<AddResult>,
+    /// Messages not read because they were empty.
+    pub skipped: Vec<super::SkippedMessage>,
+}
+
+/// A message of the request that was skipped, and why.
+#[derive(Debug, Serialize)]
+pub struct SkippedMessage {
+    pub index: usize,
+    pub reason: &'static str,
+}
+
+/// The messages skipped because they were empty, as a response lists them.
+pub fn skipped_empty(positions: &[usize]) -> Vec<SkippedMessage> {
+    positions
+        .iter()
+        .map(|&index| SkippedMessage {
+            index,
+            reason: "empty",
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -76,6 +96,8 @@ pub struct AddResult {
 #[derive(Debug, Serialize)]
 pub struct AddMemoriesResponse {
     pub results: Vec<AddResult>,
+    /// Messages not stored because they were empty.
+    pub skipped: Vec<SkippedMessage>,
 }
 
 /// A kind filter: one kind or several.

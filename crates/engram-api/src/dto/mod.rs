@@ -57,11 +57,12 @@ pub use input::{
 // to a bound key's user first; only that goes to this directly.
 pub(crate) use input::{scope, stored_scope};
 pub use jobs::{JobListResponse, JobOut, JobsQuery};
+pub(crate) use memories::skipped_empty;
 pub use memories::{
     AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, BatchRequest,
     BatchResponse, BatchUpdate, DeleteScopeResponse, HistoryResponse, KindFilter, ListQuery,
     ListResponse, MemoryOut, MessageIn, PatchMemoryRequest, QueryTimeUse, ScopeQuery,
-    SearchFilters, SearchHit, SearchRequest, SearchResponse, SourceIn, TimeRange,
+    SearchFilters, SearchHit, SearchRequest, SearchResponse, SkippedMessage, SourceIn, TimeRange,
 };
 pub use sessions::{
     AppendMessagesRequest, AppendMessagesResponse, ListTurnsQuery, ListTurnsResponse, SessionOut,

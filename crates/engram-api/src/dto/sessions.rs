@@ -34,6 +34,8 @@ pub struct AppendMessagesResponse {
     pub left_window: usize,
     pub summarize_job_id: Option<Uuid>,
     pub extract_job_id: Option<Uuid>,
+    /// Messages not stored because they were empty.
+    pub skipped: Vec<super::SkippedMessage>,
 }
 
 #[derive(Debug, Deserialize)]

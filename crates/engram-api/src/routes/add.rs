@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use engram_core::JobStatus;
 
-use crate::dto::{AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, JobOut};
+use crate::dto::{self, AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, JobOut};
 use crate::error::ApiError;
 use crate::extractors::ApiJson;
 use crate::state::{AppState, Caller};
@@ -27,7 +27,9 @@ pub async fn add_memories(
     }
     let (memories, redacted) = ingest::verbatim_memories(&req, &common)?;
     let results = ingest::store_verbatim(&state, &caller, memories, redacted).await?;
-    Ok((StatusCode::CREATED, Json(AddMemoriesResponse { results })).into_response())
+    let skipped = dto::skipped_empty(&common.skipped);
+    let body = AddMemoriesResponse { results, skipped };
+    Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 async fn add_inferred(
@@ -56,6 +58,7 @@ async fn add_inferred(
         job_id: enqueued.job_id,
         status,
         raw,
+        skipped: dto::skipped_empty(&common.skipped),
     };
     Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }

@@ -35,7 +35,8 @@ pub async fn append_messages(
     validate::identifier("session_id", &session_id, limits)?;
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
     caller.check_user(&user_id)?;
-    let mut messages = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
+    let said = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
+    let mut messages = said.messages;
     let redact_earlier =
         ingest::screen_with_earlier_turns(&state, &caller, &session_id, &user_id, &mut messages)
             .await?;
@@ -79,6 +80,7 @@ pub async fn append_messages(
             left_window: appended.left_window.len(),
             summarize_job_id: appended.summarize_job,
             extract_job_id: appended.extract_job,
+            skipped: dto::skipped_empty(&said.skipped),
         }),
     ))
 }

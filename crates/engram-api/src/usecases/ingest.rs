@@ -25,6 +25,8 @@ pub(crate) struct AddCommon {
     pub expires_at: Option<DateTime<Utc>>,
     pub source: Option<Source>,
     pub said: Vec<ValidMessage>,
+    /// Positions of the messages skipped because they were empty.
+    pub skipped: Vec<usize>,
     pub from_messages: bool,
 }
 
@@ -63,7 +65,7 @@ pub(crate) fn validate_add(
     if let Some(r) = req.source.as_ref().and_then(|s| s.source_ref.as_ref()) {
         validate::identifier("source.ref", r, limits)?;
     }
-    let said = match (&req.messages, &req.text) {
+    let (said, skipped) = match (&req.messages, &req.text) {
         (Some(_), Some(_)) => {
             return Err(ApiError::validation(
                 "text",
@@ -78,14 +80,19 @@ pub(crate) fn validate_add(
         }
         (None, Some(text)) => {
             let (content, redacted) = dto::stored_text("text", text, limits)?;
-            vec![ValidMessage {
+            let said = ValidMessage {
+                position: 0,
                 role: Role::User,
                 content,
                 created_at: None,
                 redacted,
-            }]
+            };
+            (vec![said], Vec::new())
         }
-        (Some(messages), None) => dto::messages(messages, limits, state.config.max_add_chars)?,
+        (Some(messages), None) => {
+            let said = dto::messages(messages, limits, state.config.max_add_chars)?;
+            (said.messages, said.skipped)
+        }
     };
     let source = req.source.as_ref().map(|s| Source {
         source_type: s.source_type,
@@ -98,6 +105,7 @@ pub(crate) fn validate_add(
         expires_at,
         source,
         said,
+        skipped,
         from_messages: req.messages.is_some(),
     })
 }
@@ -229,8 +237,10 @@ fn fingerprint(
         stored.text = Some(said.content.clone());
     }
     if let Some(messages) = &mut stored.messages {
-        for (m, said) in messages.iter_mut().zip(&common.said) {
-            m.content = said.content.clone();
+        for said in &common.said {
+            if let Some(m) = messages.get_mut(said.position) {
+                m.content = said.content.clone();
+            }
         }
     }
     if stored.metadata.is_some() {
@@ -255,6 +265,16 @@ pub(crate) fn idempotency_key(
             Ok(Some(validate::reference("Idempotency-Key", v, limits)?))
         }
         None => Ok(None),
+    }
+}
+
+/// Where each message was in the request, when an empty one was skipped
+/// (none otherwise: positions are then the indices).
+fn positions(messages: &[ValidMessage]) -> Vec<usize> {
+    let moved = messages.iter().enumerate().any(|(i, m)| m.position != i);
+    match moved {
+        true => messages.iter().map(|m| m.position).collect(),
+        false => Vec::new(),
     }
 }
 
@@ -290,6 +310,7 @@ pub(crate) async fn enqueue_inferred(
         }),
         allow_sensitive: req.allow_sensitive.unwrap_or(false),
         trusted: req.trusted.unwrap_or(false),
+        positions: positions(&common.said),
     };
     let raw = if req.store_raw.unwrap_or(false) {
         raw_copies(&request, common)
@@ -460,6 +481,7 @@ pub(crate) fn session_append(
         },
         allow_sensitive,
         trusted,
+        positions: positions(messages),
     };
     let job = NewJob {
         scope: Scope {

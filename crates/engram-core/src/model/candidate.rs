@@ -28,6 +28,17 @@ pub struct ExtractionRequest {
     /// Non-user messages (assistant, tool, document) may create facts too.
     #[serde(default)]
     pub trusted: bool,
+    /// Where each message was in the request, when empty ones before it
+    /// were skipped (empty: as listed): what a job's results name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positions: Vec<usize>,
+}
+
+impl ExtractionRequest {
+    /// The position in the request of the message at `index`.
+    pub fn position(&self, index: usize) -> usize {
+        self.positions.get(index).copied().unwrap_or(index)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -75,7 +75,7 @@ pub fn is_blank(value: &str) -> bool {
 /// that the secret screen flags is refused.
 pub fn identifier(field: &str, value: &str, limits: &Limits) -> Result<String, FieldError> {
     let value = reference(field, value, limits)?;
-    if let Some(kind) = crate::policy::find_secret(&value) {
+    if let Some(kind) = crate::policy::identifier_secret(&value) {
         return Err(FieldError::new(
             field,
             format!(

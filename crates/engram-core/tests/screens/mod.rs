@@ -9,6 +9,7 @@
 
 pub mod blind;
 pub mod forget;
+pub mod identifiers;
 pub mod lookalikes;
 pub mod multilingual;
 pub mod secrets;

@@ -39,7 +39,7 @@ fn luhn_check(body: &[u32]) -> u32 {
     (10 - sum % 10) % 10
 }
 
-fn with_luhn(mut body: Vec<u32>) -> Vec<u32> {
+pub fn with_luhn(mut body: Vec<u32>) -> Vec<u32> {
     let c = luhn_check(&body);
     body.push(c);
     body

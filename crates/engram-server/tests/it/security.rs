@@ -900,7 +900,7 @@ async fn invisible_identifiers_and_texts_are_blank(pool: PgPool) {
             json!({"user_id": "ivy", "text": "\u{200B}\u{2060}\u{FEFF}", "infer": false}),
         ),
         (
-            "messages[0].content",
+            "messages",
             json!({"user_id": "ivy", "messages": [{"role": "user", "content": "\u{200D} \u{200C}"}]}),
         ),
         (

@@ -326,6 +326,71 @@ async fn the_context_never_exceeds_its_budget_and_keeps_priorities(pool: PgPool)
     assert!(!text.contains("Saved"), "no memories asked for: {text}");
 }
 
+/// Real chat logs hold empty turns and machine-made ids: an append whose
+/// batch has an empty assistant turn stores the others and says which it
+/// skipped, and ids like these are not secrets.
+#[sqlx::test(migrations = false)]
+async fn an_empty_turn_is_skipped_not_refused(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let session = "lmc-chat-09ba9854-170609-4079270e_2";
+    let r = append(
+        &app,
+        session,
+        json!({"user_id": "sharegpt_aVExml0_162", "messages": [
+            {"role": "user", "content": "I have a therapy session with Dr. Smith every two weeks."},
+            {"role": "assistant", "content": ""},
+            {"role": "user", "content": "  \n "},
+            {"role": "user", "content": "I moved to Porto last month."}
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        r["skipped"],
+        json!([{"index": 1, "reason": "empty"}, {"index": 2, "reason": "empty"}])
+    );
+    let turns = r["messages"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "{r}");
+    assert_eq!(turns[1]["content"], "I moved to Porto last month.");
+    // The job's results name messages by their place in the request.
+    app.settle().await;
+    let job = app
+        .get(&format!(
+            "/v1/jobs/{}",
+            r["extract_job_id"].as_str().unwrap()
+        ))
+        .await;
+    let porto: Vec<&Value> = job.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| {
+            x["new_content"]
+                .as_str()
+                .is_some_and(|c| c.contains("Porto"))
+        })
+        .collect();
+    assert!(!porto.is_empty(), "{}", job.body);
+    assert!(
+        porto.iter().all(|x| x["message_index"] == 3),
+        "{}",
+        job.body
+    );
+    // The same on an add, with and without inference.
+    for infer in [true, false] {
+        let r = app
+            .post(
+                "/v1/memories",
+                json!({"user_id": "answer_96b8c9ee", "infer": infer, "messages": [
+                    {"role": "assistant", "content": ""},
+                    {"role": "user", "content": "I keep bees."}
+                ]}),
+            )
+            .await;
+        assert!(r.status.is_success(), "{}", r.body);
+        assert_eq!(r.body["skipped"], json!([{"index": 0, "reason": "empty"}]));
+    }
+}
+
 #[sqlx::test(migrations = false)]
 async fn sessions_refuse_bad_input_and_other_users(pool: PgPool) {
     let app = spawn_app(pool).await;
@@ -343,8 +408,10 @@ async fn sessions_refuse_bad_input_and_other_users(pool: PgPool) {
             "messages[0].role",
         ),
         (
+            // Every message empty: nothing to append (one empty among others
+            // is skipped: `an_empty_turn_is_skipped_not_refused`).
             json!({"user_id": "u", "messages": [{"role": "user", "content": " "}]}),
-            "messages[0].content",
+            "messages",
         ),
         (
             json!({"user_id": "", "messages": [{"role": "user", "content": "x"}]}),

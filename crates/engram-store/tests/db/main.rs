@@ -45,6 +45,7 @@ fn extraction(user: &str, text: &str) -> NewJob<ExtractionRequest> {
             },
             allow_sensitive: false,
             trusted: false,
+            positions: Vec::new(),
         },
         idempotency_key: None,
         fingerprint: None,

@@ -252,6 +252,10 @@ pub(super) async fn run(
             message_index: Some(c.message_index),
         });
     }
+    // Results name a message by its place in the request the client sent.
+    for r in &mut results {
+        r.message_index = r.message_index.map(|i| request.position(i));
+    }
     let json = serde_json::to_value(&results)
         .map_err(|e| JobError::Store(StoreError::Internal(e.to_string())))?;
     tx.finish(&json).await?;

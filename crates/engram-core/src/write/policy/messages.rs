@@ -113,6 +113,7 @@ mod tests {
             },
             allow_sensitive: false,
             trusted,
+            positions: Vec::new(),
         }
     }
 

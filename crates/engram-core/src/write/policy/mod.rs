@@ -14,8 +14,8 @@ pub use instructions::{instruction_reason, style_preference, without_instruction
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
 pub use secrets::{
-    find_secret, redact, redact_json, redact_secrets, redact_together, secret_spans,
-    without_url_credentials, SecretSpan,
+    find_secret, identifier_secret, redact, redact_json, redact_secrets, redact_together,
+    secret_spans, without_url_credentials, SecretSpan,
 };
 pub use sensitive::{sensitive_category, without_sensitive};
 pub use unread::{unread_language, unread_message, Language, Unread};

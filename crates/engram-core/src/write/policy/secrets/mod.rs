@@ -299,19 +299,13 @@ fn is_kind(kind: &str) -> bool {
     KINDS.contains(kind)
 }
 
-/// Every detector over normalised text.
-fn detect(text: &str) -> Vec<SecretSpan> {
+/// Credential formats found in normalised text.
+fn formats(text: &str) -> Vec<SecretSpan> {
     // Rules written for files want a delimiter after a value; give the end
     // of the text one.
     let padded = format!("{text}\n");
     let lower = padded.to_lowercase();
-    let mut spans: Vec<SecretSpan> = Vec::new();
-    let mut push = |kind: &'static str, range: Range<usize>| {
-        let range = range.start.min(text.len())..range.end.min(text.len());
-        if !range.is_empty() {
-            spans.push(SecretSpan { kind, range });
-        }
-    };
+    let mut spans = Vec::new();
     for rule in FORMATS.iter() {
         if !rule.keywords.is_empty() && !rule.keywords.iter().any(|k| lower.contains(k)) {
             continue;
@@ -323,8 +317,29 @@ fn detect(text: &str) -> Vec<SecretSpan> {
             if rule.allow.iter().any(|a| a.is_match(m.as_str())) {
                 continue;
             }
-            push(rule.kind, m.range());
+            let range = m.start().min(text.len())..m.end().min(text.len());
+            if !range.is_empty() {
+                spans.push(SecretSpan {
+                    kind: rule.kind,
+                    range,
+                });
+            }
         }
+    }
+    spans
+}
+
+/// Every detector over normalised text.
+fn detect(text: &str) -> Vec<SecretSpan> {
+    let mut spans: Vec<SecretSpan> = Vec::new();
+    let mut push = |kind: &'static str, range: Range<usize>| {
+        let range = range.start.min(text.len())..range.end.min(text.len());
+        if !range.is_empty() {
+            spans.push(SecretSpan { kind, range });
+        }
+    };
+    for s in formats(text) {
+        push(s.kind, s.range);
     }
     for f in named::find(text) {
         push(f.kind, f.range);
@@ -393,6 +408,48 @@ fn merge(mut spans: Vec<SecretSpan>) -> Vec<SecretSpan> {
 /// The kinds `redact_secrets` writes, so a redacted text is still known to
 /// have held a secret.
 static REDACTED: LazyLock<Regex> = LazyLock::new(|| re(r"\[REDACTED ([^\]]{1,60})\]"));
+
+/// # What it does
+/// The first secret an identifier (a user, agent or session id, a source
+/// ref) holds, if any: a credential format (a provider's prefix, a key's
+/// armour, a URL with a password), a `KEY=VALUE` whose key names a secret,
+/// or a checksummed number that stands as a token of its own and cannot be
+/// a coincidence (`numbers::unmistakable`: a card written as cards are, an
+/// IBAN, an identity number that is the whole identifier).
+///
+/// # Why
+/// An identifier is stored and shown as it is and cannot be redacted, so
+/// one holding a secret is refused. But identifiers are machine-made
+/// (hashes, slugs, dates, counters), and the screen for prose read real
+/// ones as secrets: `lmc-chat-09ba9854-170609-4079270e_2` held a "Korean
+/// resident number" (`170609-4079270`, glued to the hex around it), and
+/// one dated id in ten (`support-20261211-2249`) a Swedish personal number
+/// (a date, four digits and a Luhn digit). Only
+/// what cannot occur by accident counts here: no secret words, entropy,
+/// unchecked formats (SSN, NINO) or word runs (seed phrases).
+///
+/// # Example
+/// `sk_live_…`, `ghp_…`, `api_key=…`, `4111 1111 1111 1111` are refused;
+/// `sharegpt_aVExml0_162`, `answer_96b8c9ee`, a UUID or a SHA-256 pass.
+pub fn identifier_secret(text: &str) -> Option<&'static str> {
+    let norm = Normalized::new(text);
+    let t = norm.text.as_str();
+    let alone = |r: &Range<usize>| {
+        let before = t[..r.start].chars().next_back();
+        let after = t[r.end..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    };
+    let numbers = numbers::find(t)
+        .into_iter()
+        .filter(|f| alone(&f.range) && numbers::unmistakable(f.kind, &t[f.range.clone()], t))
+        .map(|f| f.kind);
+    formats(t)
+        .into_iter()
+        .map(|s| s.kind)
+        .chain(named::find_assignments(t).into_iter().map(|f| f.kind))
+        .chain(numbers)
+        .next()
+}
 
 /// The first kind of secret found in `text`, if any; text that had a secret
 /// redacted already counts too (a fact about it would be about a secret).

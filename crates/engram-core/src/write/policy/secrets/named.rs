@@ -1283,6 +1283,14 @@ fn sentences(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
+/// `KEY=VALUE` forms whose key names a secret (normalised already): what
+/// an identifier is screened for among named secrets.
+pub(super) fn find_assignments(text: &str) -> Vec<Found> {
+    let mut out = Vec::new();
+    assignments(text, &mut out);
+    out
+}
+
 /// Every named secret in `text` (normalised already).
 pub(super) fn find(text: &str) -> Vec<Found> {
     let mut out = Vec::new();

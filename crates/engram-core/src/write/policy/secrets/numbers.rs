@@ -110,6 +110,31 @@ pub(super) fn find(text: &str) -> Vec<Found> {
     out
 }
 
+/// Whether a number found in an identifier (`written`, inside `whole`)
+/// cannot be a coincidence of its digits: a card written as cards are
+/// (one run, or groups of four, or Amex's 4-6-5), an IBAN (two check
+/// digits behind a country code), an identity number only when it is the
+/// whole identifier (a date and a serial, with one check digit, is what a
+/// dated id looks like too).
+pub(super) fn unmistakable(kind: &str, written: &str, whole: &str) -> bool {
+    let groups: Vec<usize> = written
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|g| !g.is_empty())
+        .map(str::len)
+        .collect();
+    match kind {
+        CARD => {
+            groups.len() == 1
+                || groups == [4, 6, 5]
+                || groups
+                    .split_last()
+                    .is_some_and(|(last, fours)| fours.iter().all(|&g| g == 4) && *last <= 4)
+        }
+        BANK => true,
+        _ => written.trim() == whole.trim(),
+    }
+}
+
 /// The digit groups of a run.
 fn groups(text: &str, run: Range<usize>) -> Vec<Range<usize>> {
     let mut out = Vec::new();
