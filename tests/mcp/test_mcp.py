@@ -75,8 +75,11 @@ async def every_tool(client, user):
     assert memory_id in text(found)
     page = await call_ok(client, "list_memories", {"limit": 1})
     assert len(page.structured_content["results"]) == 1 and "cursor" in text(page)
+    # The fact and the message kept as it was said (the episodic layer).
     rest = await call_ok(client, "list_memories", {"cursor": page.structured_content["next_cursor"]})
-    assert len(rest.structured_content["results"]) == 1
+    assert len(rest.structured_content["results"]) == 2
+    kept = [m for m in rest.structured_content["results"] if m["provenance"].get("said")]
+    assert [m["memory"] for m in kept] == ["I live in Lisbon."], rest.structured_content
     got = await call_ok(client, "get_memory", {"memory_id": memory_id})
     assert got.structured_content["metadata"] == {"topic": "health"}
     updated = await call_ok(client, "update_memory", {"memory_id": memory_id, "text": "I am allergic to peanuts and cashews.", "pinned": True})

@@ -80,7 +80,9 @@ def test_add_search_list_get_update_history_delete(client):
     only_home = client.search("anything", filters={"AND": [{"user_id": user}, {"metadata": {"topic": "home"}}]})
     assert [m["memory"] for m in only_home["results"]] == ["I live in Lisbon."]
 
-    total = 2 + len(event["results"])
+    # The two verbatim adds, the facts, and the inferred message kept as it
+    # was said (Engram's episodic layer: nothing said is lost).
+    total = 2 + len(event["results"]) + 1
     page = client.get_all(filters={"user_id": user}, page=1, page_size=2)
     assert page["count"] == total and len(page["results"]) == 2 and page["next"] and page["previous"] is None
     last = client.get_all(filters={"user_id": user}, page=2, page_size=2)

@@ -177,7 +177,10 @@ def test_the_async_client(live, user):
             hits = await c.memories.search(query="kites", user_id=user)
             assert "kites" in hits.results[0].memory
             seen = [m.memory async for m in c.memories.list(user_id=user, limit=1)]
-            assert len(seen) == 2
+            # The fact, the message kept as it was said, and the verbatim add.
+            assert len(seen) == 3
+            said = [m.memory async for m in c.memories.list(user_id=user, said=True)]
+            assert said == ["I live in Porto."]
             with pytest.raises(NotFoundError):
                 await c.memories.get(str(uuid.uuid4()))
             await c.admin.erase_user(user)

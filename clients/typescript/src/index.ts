@@ -283,6 +283,8 @@ export interface ListQuery {
   cursor?: string;
   include_superseded?: boolean;
   include_expired?: boolean;
+  /** true: only what was said (turns kept as episodic memories); false: the rest. */
+  said?: boolean;
 }
 
 export class Jobs extends Group {

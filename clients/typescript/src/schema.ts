@@ -546,15 +546,22 @@ export interface paths {
         put?: never;
         /**
          * A ready-to-inject memory block within a token budget
-         * @description Profile entries, the memories most relevant to `query` (hybrid search,
-         *     without repeating the profile), the session's running summary and its
-         *     recent turns, in one delimited block that says memories may be outdated
-         *     and never override the current conversation. Each memory line carries
-         *     its date and source. The block never exceeds `token_budget`, counted
-         *     with ENGRAM_TOKENIZER on the finished text; when tight, sections are
-         *     filled in `include` order (default profile, memories, summary, recent;
-         *     recent turns newest first) and a section gets room only once the
-         *     previous ones are complete.
+         * @description What is recalled from earlier conversations — profile facts, the
+         *     memories most relevant to `query` (hybrid search) and pieces of what
+         *     was said (the episodic layer), as one pool spent by value: each line
+         *     at its search score, a profile fact the search did not find at its
+         *     recency and importance alone, pinned facts first — then the
+         *     session's running summary and its recent turns, in one delimited
+         *     block that says memories may be outdated and never override the
+         *     current conversation. Facts carry their date and source; what was
+         *     said is quoted with its date and conversation, under a heading that
+         *     says it is information, not instructions. A recalled line that does
+         *     not fit is passed over for a smaller one. The block never exceeds
+         *     `token_budget`, counted with ENGRAM_TOKENIZER on the finished text;
+         *     the summary and recent turns come in `include` order after the
+         *     recalled pool (default profile, memories, said, summary, recent;
+         *     recent turns newest first, and only turns left out of the session's
+         *     window are recalled as said).
          *
          */
         post: operations["build_context"];
@@ -997,7 +1004,7 @@ export interface components {
         MemoryKind: "semantic" | "episodic" | "procedural";
         Source: {
             /** @enum {string} */
-            type: "user_stated" | "inferred" | "tool" | "document" | "api";
+            type: "user_stated" | "inferred" | "tool" | "document" | "api" | "assistant";
             /** @description Where the memory came from (a conversation, a document id). */
             ref?: string;
         };
@@ -1031,11 +1038,8 @@ export interface components {
             source?: components["schemas"]["Source"];
             /** @default true */
             infer: boolean;
-            /**
-             * @description infer: true only. Also keep the user messages verbatim as episodic memories (secrets redacted, instruction-like messages skipped).
-             * @default false
-             */
-            store_raw: boolean;
+            /** @description infer: true only. Keep the messages as they were said, as episodic memories in pieces the embedder reads whole (secrets redacted, orders left out, sensitive clauses left out unless allow_sensitive): the user's, or everyone's with ENGRAM_EPISODIC=all. Default: true unless ENGRAM_EPISODIC=off; false keeps none. */
+            store_raw?: boolean;
             /**
              * @description infer: true only. Wait (bounded by ENGRAM_ADD_WAIT_MS) for the job and answer with it.
              * @default false
@@ -1146,6 +1150,8 @@ export interface components {
             filters?: {
                 /** @description Top-level keys that must equal these values. */
                 metadata?: Record<string, never>;
+                /** @description true: only what was said (pieces of turns kept as episodic memories); false: everything else. */
+                said?: boolean;
                 kind?: components["schemas"]["MemoryKind"] | components["schemas"]["MemoryKind"][];
                 created_at?: {
                     gte?: components["schemas"]["Time"];
@@ -1250,6 +1256,19 @@ export interface components {
                 extractor: string | null;
                 model: string | null;
                 prompt_version: string | null;
+                /** @description A piece of what was said (the episodic layer): who said it, the turn it came from (`seq` in `session_id`; null for an add) and which piece of that turn it is. Absent on facts and verbatim adds. */
+                said?: {
+                    /** @enum {string} */
+                    by: "user" | "assistant";
+                    seq: number | null;
+                    piece: number;
+                    pieces: number;
+                };
+                /**
+                 * Format: uuid
+                 * @description A fact read from a turn that was kept as said names the piece it was read from (the evidence the fact can be shown with). Absent otherwise.
+                 */
+                evidence_id?: string;
             };
         };
         Memory: components["schemas"]["MemoryFields"];
@@ -1348,6 +1367,8 @@ export interface components {
              * @default false
              */
             trusted: boolean;
+            /** @description Keep these turns as they were said (episodic memories, searched and recalled in context as quoted speech): the user's, or everyone's with ENGRAM_EPISODIC=all. Default: true unless ENGRAM_EPISODIC=off; false keeps none. Independent of infer. */
+            store_raw?: boolean;
         };
         Turn: {
             /** Format: uuid */
@@ -1404,14 +1425,14 @@ export interface components {
             updated_at: string;
         };
         /** @enum {string} */
-        ContextSection: "profile" | "memories" | "summary" | "recent";
+        ContextSection: "profile" | "memories" | "said" | "summary" | "recent";
         ContextRequest: {
             user_id: components["schemas"]["Identifier"];
             session_id?: components["schemas"]["Identifier"];
             /** @description At most ENGRAM_MAX_QUERY_CHARS (4,000) characters; of a long query, lexical search scores the ENGRAM_SEARCH_MAX_TERMS (32) terms rarest in the scope. */
             query: string;
             token_budget: number;
-            /** @description The sections to use, in priority order. */
+            /** @description The sections to use, in priority order (profile, memories and said share one pool, at the place of the first of them). */
             include?: components["schemas"]["ContextSection"][];
             /** @description Memories searched for the query; by default enough to fill the budget (token_budget / 33, at least 10, at most 50). */
             top_k?: number;
@@ -2020,6 +2041,8 @@ export interface operations {
                 cursor?: string;
                 include_superseded?: boolean;
                 include_expired?: boolean;
+                /** @description true: only what was said (pieces of the turns kept as episodic memories); false: everything else (facts, verbatim adds). Absent: both. */
+                said?: boolean;
             };
             header?: {
                 /** @description The tenant to act in, by id or name. Admin keys may name any tenant (the
@@ -3133,7 +3156,7 @@ export interface operations {
                 kinds?: string;
                 /** @description Only facts about this attribute (e.g. `home_city`), exactly. */
                 attribute?: components["schemas"]["Identifier"];
-                source_type?: "user_stated" | "inferred" | "tool" | "document" | "api";
+                source_type?: "user_stated" | "inferred" | "tool" | "document" | "api" | "assistant";
                 /** @description Only memories from this source (its `source.ref`). */
                 source_ref?: components["schemas"]["Identifier"];
                 /** @description Created at or after this instant. */

@@ -71,7 +71,11 @@ test("every resource against a live server", { skip: !live && "no live server" }
   assert.equal(hits.results[0].memory, "I keep bees on my roof.");
   const all = [];
   for await (const m of c.memories.list({ user_id: u, limit: 2 })) all.push(m);
-  assert.equal(all.length, 7);
+  // Five verbatim adds, two facts, and the two inferred messages kept as said.
+  assert.equal(all.length, 9);
+  const said = [];
+  for await (const m of c.memories.list({ user_id: u, said: true })) said.push(m.memory);
+  assert.deepEqual(said.sort(), ["I live in Lisbon.", "I work at Initech."]);
   const id = verbatim.memories[0].id;
   assert.equal((await c.memories.get(id)).id, id);
   assert.equal((await c.memories.update(id, { memory: "I keep two hives." })).memory, "I keep two hives.");

@@ -40,7 +40,8 @@ pub use error::ApiError;
 pub use headers::TENANT_HEADER;
 pub use routes::health::OPENAPI_YAML;
 pub use state::{
-    ApiConfig, ApiKey, AppState, Caller, KeyLimiter, ModelsInfo, RateLimit, UsageRecorder,
+    ApiConfig, ApiKey, AppState, Caller, EpisodicConfig, KeyLimiter, ModelsInfo, RateLimit,
+    UsageRecorder,
 };
 
 use routes::{add, admin, context, entities, gdpr, health, jobs, memories, sessions};

@@ -87,6 +87,26 @@ pub struct ApiConfig {
     /// `Host` values `/mcp` accepts (DNS-rebinding protection); empty: any
     /// (every request carries a key anyway).
     pub mcp_allowed_hosts: Vec<String>,
+    /// What was said that is kept as episodic memories (`ENGRAM_EPISODIC`).
+    pub episodic: EpisodicConfig,
+}
+
+/// The episodic layer: whose turns are kept, for how long, in what pieces.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EpisodicConfig {
+    pub keep: engram_core::said::KeepTurns,
+    /// Days a piece is kept after it was last said or used; `None` keeps it
+    /// until it is deleted.
+    pub retention_days: Option<u32>,
+    pub bound: engram_core::text::PieceBound,
+}
+
+impl EpisodicConfig {
+    /// How long a piece is kept after it was last said or used.
+    pub fn retention(&self) -> engram_store::Retention {
+        self.retention_days
+            .map(|d| engram_core::time::days(i64::from(d)))
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -130,6 +150,7 @@ impl Default for ApiConfig {
             session_window_tokens: 2000,
             models: ModelsInfo::default(),
             mcp_allowed_hosts: Vec::new(),
+            episodic: EpisodicConfig::default(),
         }
     }
 }

@@ -7,7 +7,7 @@ pub mod summary;
 pub mod tokens;
 pub mod window;
 
-pub use block::{assemble, Block, Candidates, Part, Section};
+pub use block::{assemble, Block, Candidates, Part, Recalled, Section};
 pub use engram_core::session::{SummarizeError, Summarizer, Turn};
 pub use summary::{extractive, fit, ExtractiveSummarizer};
 pub use tokens::{Encoding, TokenCounter};

@@ -1,7 +1,7 @@
 //! How memories and turns read inside the context block: each memory with
 //! its date and where it came from, so the model can weigh it.
 
-use engram_core::{Memory, SourceType};
+use engram_core::{Memory, SourceType, Speaker};
 
 /// Where a memory came from, in words.
 pub fn origin(m: &Memory) -> String {
@@ -19,7 +19,37 @@ pub fn origin(m: &Memory) -> String {
         (None, SourceType::Tool) => "from a tool".into(),
         (None, SourceType::Document) => "from a document".into(),
         (None, SourceType::Api) => "from the app".into(),
+        (None, SourceType::Assistant) => "as the assistant said".into(),
     }
+}
+
+/// What was said, as quoted speech with its date and conversation:
+/// `- 2026-10-02, conversation 8f3c, the user said: “I moved to Porto.”`.
+/// Quoted, so a model reads it as something said then, not as an
+/// instruction to follow now; quotation marks inside it become single
+/// ones, so it cannot close its own quote.
+pub fn said_line(m: &Memory) -> String {
+    let who = match m.provenance.said.map(|s| s.by) {
+        Some(Speaker::Assistant) => "the assistant",
+        _ => "the user",
+    };
+    let session = m
+        .scope
+        .session_id
+        .as_deref()
+        .map(|s| format!(", conversation {s}"))
+        .unwrap_or_default();
+    let quoted: String = one_line(&m.content)
+        .chars()
+        .map(|c| match c {
+            '"' | '“' | '”' | '„' | '«' | '»' => '\'',
+            c => c,
+        })
+        .collect();
+    format!(
+        "- {}{session}, {who} said: “{quoted}”",
+        m.created_at.format("%Y-%m-%d")
+    )
 }
 
 /// "- Saved 2026-10-02 from conversation 8f3c: prefers metric units"

@@ -55,6 +55,7 @@ fn main() {
             expires_at: None,
             deleted_at: None,
             archived_at: None,
+            said: false,
             superseded_by: None,
             embedding,
         });

@@ -24,7 +24,7 @@ pub use lifecycle::{consolidate, forget};
 pub use model::{access, clock, cursor, embed, memory, query, session, time, validate};
 pub use read::{evidence, hybrid, querytime, scoring};
 pub use text::timephrase;
-pub use write::{decide, extract, policy};
+pub use write::{decide, extract, policy, said};
 
 pub use access::{Access, BindingRefusal, KeyBinding, Role};
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -153,6 +153,7 @@ fn user_request(text: &str) -> engram_core::extract::ExtractionRequest {
         allow_sensitive: false,
         trusted: false,
         positions: Vec::new(),
+        evidence: Vec::new(),
     }
 }
 

@@ -154,6 +154,7 @@ proptest! {
             deleted_at: deleted,
             superseded_by: None,
             archived_at: None,
+            said: false,
             embedding: vec![1.0, 0.0, 0.0],
         };
         let memories = vec![

@@ -194,6 +194,44 @@ pub struct ContextArgs {
         default_value_t = 400
     )]
     pub summary_max_tokens: u32,
+    /// Whose turns are kept as what was said (episodic memories, searched
+    /// and shown in context as quoted speech): the user's, all (the
+    /// assistant's too), or off (facts only).
+    #[arg(long = "episodic", env = "ENGRAM_EPISODIC", value_enum, default_value_t = EpisodicArg::User)]
+    pub episodic: EpisodicArg,
+    /// Days a piece of what was said is kept after it was last said or
+    /// used, then it expires; 0 keeps it until it is deleted.
+    #[arg(
+        long = "episodic-retention-days",
+        env = "ENGRAM_EPISODIC_RETENTION_DAYS",
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u32).range(0..=36500)
+    )]
+    pub episodic_retention_days: u32,
+}
+
+/// Whose turns are kept as what was said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EpisodicArg {
+    User,
+    All,
+    Off,
+}
+
+impl ContextArgs {
+    /// The episodic layer as the API runs it.
+    pub fn episodic(&self) -> engram_api::EpisodicConfig {
+        engram_api::EpisodicConfig {
+            keep: match self.episodic {
+                EpisodicArg::User => engram_core::said::KeepTurns::User,
+                EpisodicArg::All => engram_core::said::KeepTurns::All,
+                EpisodicArg::Off => engram_core::said::KeepTurns::Off,
+            },
+            retention_days: (self.episodic_retention_days > 0)
+                .then_some(self.episodic_retention_days),
+            ..Default::default()
+        }
+    }
 }
 
 /// Nightly consolidation inside `engram serve`.
@@ -701,6 +739,7 @@ pub struct ServeArgs {
 impl ServeArgs {
     pub fn api_config(&self, context: &ContextArgs) -> engram_api::ApiConfig {
         engram_api::ApiConfig {
+            episodic: context.episodic(),
             models: engram_api::ModelsInfo::default(),
             tokens: engram_context::TokenCounter::new(context.tokenizer),
             session_window_tokens: context.session_window_tokens.max(1),

@@ -17,7 +17,7 @@ use crate::{Store, StoreError};
 const VIEW_COLUMNS: &str = "id, kind, content, subject, attribute, value, source_type,
     coalesce(base_importance, importance) AS base_importance, importance, pinned,
     access_count, created_at, last_used_at, expires_at, deleted_at, superseded_by,
-    archived_at, embedding";
+    archived_at, said_by IS NOT NULL AS said, embedding";
 
 #[derive(sqlx::FromRow)]
 struct ViewRow {
@@ -38,6 +38,7 @@ struct ViewRow {
     deleted_at: Option<DateTime<Utc>>,
     superseded_by: Option<Uuid>,
     archived_at: Option<DateTime<Utc>>,
+    said: bool,
     embedding: Vector,
 }
 
@@ -61,6 +62,7 @@ impl From<ViewRow> for MemoryView {
             deleted_at: r.deleted_at,
             superseded_by: r.superseded_by,
             archived_at: r.archived_at,
+            said: r.said,
             embedding: r.embedding.to_vec(),
         }
     }

@@ -1,15 +1,19 @@
 //! Deleting a fact reaches the text it was drawn from: the turns and the
-//! running summary of the sessions it came from, and the source message its
-//! job recorded in other facts' history (engram-core `forget` decides which
-//! clauses state it). Called in the deleting transaction, before the
-//! memories' rows change, so a delete and its redactions commit together.
+//! running summary of the sessions it came from, the source message its
+//! job recorded in other facts' history, and the pieces of what was said
+//! that state it (its evidence, and any other piece of the user's saying
+//! it), which are deleted whole: their vectors hold the fact too
+//! (engram-core `forget` decides which clauses state it). Called in the
+//! deleting transaction, before the memories' rows change, so a delete and
+//! its redactions commit together.
 
 use std::collections::BTreeMap;
 
-use engram_core::forget::{redact_summary, redact_turn, FactTrace};
+use engram_core::forget::{redact_summary, redact_turn, states_any, FactTrace};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::history::HistoryRow;
 use crate::receipt::Counts;
 use crate::StoreError;
 
@@ -33,6 +37,9 @@ struct Provenance {
     value: Option<String>,
     sessions: Vec<String>,
     jobs: Vec<Uuid>,
+    /// A piece of what was said itself (then no other piece goes with it).
+    said: bool,
+    evidence_id: Option<Uuid>,
 }
 
 /// Redacts what `ids` stated from their sessions' turns and summaries and
@@ -56,7 +63,8 @@ pub(crate) async fn redact_derived(
     let rows: Vec<Provenance> = sqlx::query_as(
         "SELECT m.user_id, m.content, m.value,
                 array_remove(array_agg(DISTINCT s.session_id), NULL) AS sessions,
-                array_remove(array_agg(DISTINCT j.job_id), NULL) AS jobs
+                array_remove(array_agg(DISTINCT j.job_id), NULL) AS jobs,
+                m.said_by IS NOT NULL AS said, m.evidence_id
          FROM memories m
          LEFT JOIN LATERAL (
              SELECT m.job_id AS job_id
@@ -70,7 +78,7 @@ pub(crate) async fn redact_derived(
              UNION SELECT jb.session_id FROM jobs jb WHERE jb.tenant_id = $1 AND jb.id = j.job_id
          ) s ON true
          WHERE m.tenant_id = $1 AND m.id = ANY($2)
-         GROUP BY m.id, m.user_id, m.content, m.value",
+         GROUP BY m.id, m.user_id, m.content, m.value, m.said_by, m.evidence_id",
     )
     .bind(tenant)
     .bind(ids)
@@ -98,15 +106,23 @@ pub(crate) async fn redact_derived(
     };
     let mut by_session: BTreeMap<String, Vec<FactTrace>> = BTreeMap::new();
     let mut by_job: BTreeMap<Uuid, Vec<FactTrace>> = BTreeMap::new();
+    let mut pieces = 0i64;
     for Provenance {
         user_id,
         content,
         value,
         sessions,
         jobs,
+        said,
+        evidence_id,
     } in rows
     {
         let trace = FactTrace::new(&content, value.as_deref());
+        if !said {
+            let user = user_id.as_deref();
+            let fact = (value.as_deref(), evidence_id, &trace);
+            pieces += delete_pieces_stating(conn, tenant, ids, user, fact, also_job).await?;
+        }
         for s in sessions {
             if user_id.is_some() && owners.get(&s) == user_id.as_ref() {
                 by_session.entry(s).or_default().push(trace.clone());
@@ -218,5 +234,95 @@ pub(crate) async fn redact_derived(
     *counts
         .entry("history_messages_redacted".into())
         .or_default() += history;
+    *counts.entry("said_pieces_deleted".into()).or_default() += pieces;
     Ok(())
+}
+
+/// The live pieces of what was said of `user`'s that state a fact: its
+/// evidence, and the pieces whose words hold its value (found by full-text
+/// search), each confirmed by `states`; never those in `exclude`.
+pub(crate) async fn pieces_stating(
+    conn: &mut PgConnection,
+    tenant: Uuid,
+    exclude: &[Uuid],
+    user: &str,
+    value: Option<&str>,
+    evidence_id: Option<Uuid>,
+    states: impl Fn(&str) -> bool,
+) -> Result<Vec<Uuid>, StoreError> {
+    let candidates: Vec<(Uuid, String)> = sqlx::query_as(
+        "SELECT id, content FROM memories
+         WHERE tenant_id = $1 AND user_id = $2 AND said_by IS NOT NULL AND deleted_at IS NULL
+           AND superseded_by IS NULL AND NOT id = ANY($3)
+           AND (id = $4 OR ($5::text IS NOT NULL AND content_tsv @@ plainto_tsquery('english', $5)))",
+    )
+    .bind(tenant)
+    .bind(user)
+    .bind(exclude)
+    .bind(evidence_id)
+    .bind(value.filter(|v| !v.trim().is_empty()))
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(candidates
+        .into_iter()
+        .filter(|(_, content)| states(content))
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// Deletes the pieces of what was said that state a deleted fact
+/// (`pieces_stating`; the fact as its value, evidence and trace), each with
+/// a history row: FORGET when the job `forgotten_by` read a request to
+/// forget it, DELETE otherwise. The number deleted.
+async fn delete_pieces_stating(
+    conn: &mut PgConnection,
+    tenant: Uuid,
+    deleted: &[Uuid],
+    user: Option<&str>,
+    (value, evidence_id, trace): (Option<&str>, Option<Uuid>, &FactTrace),
+    forgotten_by: Option<Uuid>,
+) -> Result<i64, StoreError> {
+    let Some(user) = user else {
+        return Ok(0);
+    };
+    let states = |piece: &str| states_any(piece, std::slice::from_ref(trace));
+    let gone = pieces_stating(conn, tenant, deleted, user, value, evidence_id, states).await?;
+    if gone.is_empty() {
+        return Ok(0);
+    }
+    let removed: Vec<(Uuid, String)> = sqlx::query_as(
+        "UPDATE memories SET deleted_at = $3, updated_at = $3
+         WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NULL RETURNING id, content",
+    )
+    .bind(tenant)
+    .bind(&gone)
+    .bind(chrono::Utc::now())
+    .fetch_all(&mut *conn)
+    .await?;
+    let (event, actor, reason) = match forgotten_by {
+        Some(job) => (
+            "FORGET",
+            format!("job:{job}"),
+            "it stated a fact the user asked to forget",
+        ),
+        None => (
+            "DELETE",
+            "system".to_owned(),
+            "it stated a fact that was deleted",
+        ),
+    };
+    for (id, content) in &removed {
+        HistoryRow {
+            memory: *id,
+            event,
+            old: Some(content),
+            new: None,
+            actor: &actor,
+            reason,
+            job: forgotten_by,
+        }
+        .write(conn, tenant)
+        .await?;
+    }
+    Ok(removed.len() as i64)
 }

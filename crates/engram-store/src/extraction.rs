@@ -25,6 +25,8 @@ pub struct FactContext {
     pub model: Option<String>,
     pub prompt_version: Option<String>,
     pub actor: String,
+    /// The piece of what was said the fact was read from, when kept.
+    pub evidence_id: Option<Uuid>,
 }
 
 pub struct ExtractionTx {
@@ -193,13 +195,17 @@ impl ExtractionTx {
             .await?;
             return Ok(rows.into_iter().map(Known::from).collect());
         }
+        // What was said is not what is known: a fact is never decided
+        // against the words it was read from (pieces are reached by what
+        // happens to their facts: `supersede_evidence`, `redact_derived`).
         let rows: Vec<KnownRow> = sqlx::query_as(&format!(
             "WITH near AS (
-                SELECT id FROM memories WHERE {scope} ORDER BY embedding_half <=> $9 LIMIT $8
+                SELECT id FROM memories WHERE {scope} AND said_by IS NULL
+                ORDER BY embedding_half <=> $9 LIMIT $8
              )
              SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
              FROM memories
-             WHERE {scope} AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
+             WHERE {scope} AND said_by IS NULL AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
                                 OR (subject = $5 AND $10::text IS NOT NULL
                                     AND strpos(lower(value), lower($10)) > 0)
                                 OR id IN (SELECT id FROM near))"
@@ -234,8 +240,8 @@ impl ExtractionTx {
         let inserted: Option<Uuid> = sqlx::query_scalar(
             "INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, kind, subject, attribute, value,
                  content, embedding, content_hash, importance, sensitivity, source_type, source_ref, confidence,
-                 expires_at, created_at, updated_at, job_id, extractor, model, prompt_version)
-             VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+                 expires_at, created_at, updated_at, job_id, extractor, model, prompt_version, evidence_id)
+             VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
              ON CONFLICT DO NOTHING
              RETURNING id",
         )
@@ -263,6 +269,7 @@ impl ExtractionTx {
         .bind(&ctx.extractor)
         .bind(&ctx.model)
         .bind(&ctx.prompt_version)
+        .bind(ctx.evidence_id)
         .fetch_optional(&mut *self.tx)
         .await?;
         if let Some(id) = inserted {
@@ -270,6 +277,21 @@ impl ExtractionTx {
                 .await?;
         }
         Ok(inserted)
+    }
+
+    /// The text of these pieces of what was said that are still kept.
+    pub async fn pieces(&mut self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(sqlx::query_as(
+            "SELECT id, content FROM memories
+             WHERE tenant_id = $1 AND id = ANY($2) AND deleted_at IS NULL ORDER BY turn_piece, id",
+        )
+        .bind(self.tenant)
+        .bind(ids)
+        .fetch_all(&mut *self.tx)
+        .await?)
     }
 
     /// Retires `targets` in favour of `new_id`, each with a SUPERSEDE history row.
@@ -304,7 +326,85 @@ impl ExtractionTx {
             )
             .await?;
         }
+        let replaced: Vec<Uuid> = old.iter().map(|(id, _)| *id).collect();
+        self.supersede_evidence(&replaced, new_id, ctx).await?;
         Ok(old)
+    }
+
+    /// What was said of the facts `of`, replaced with them: the pieces that
+    /// state them (their evidence, and any piece of the user's saying the
+    /// same value) are superseded by `by` (the new fact, or the piece that
+    /// took them back), so a search for where the user lives no longer
+    /// finds "I live in Dallas" beside "I moved to Austin". Kept, with their
+    /// history, for `include_superseded` and a revert; the piece the new
+    /// statement was read from is never among them.
+    async fn supersede_evidence(
+        &mut self,
+        of: &[Uuid],
+        by: Uuid,
+        ctx: &FactContext,
+    ) -> Result<(), StoreError> {
+        let Some(user) = self.scope.user_id.clone() else {
+            return Ok(());
+        };
+        if of.is_empty() {
+            return Ok(());
+        }
+        let facts: Vec<(String, Option<String>, Option<Uuid>, bool)> = sqlx::query_as(
+            "SELECT content, value, evidence_id, coalesce(subject, 'user') = 'user'
+             FROM memories WHERE tenant_id = $1 AND id = ANY($2)",
+        )
+        .bind(self.tenant)
+        .bind(of)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        let keep: Vec<Uuid> = [Some(by), ctx.evidence_id].into_iter().flatten().collect();
+        let mut pieces: Vec<Uuid> = Vec::new();
+        for (content, value, evidence_id, about_user) in facts {
+            let trace = engram_core::forget::FactTrace::new(&content, value.as_deref());
+            let states = |piece: &str| {
+                engram_core::said::restates(piece, &trace, value.as_deref(), about_user)
+            };
+            pieces.extend(
+                crate::derived::pieces_stating(
+                    &mut self.tx,
+                    self.tenant,
+                    &keep,
+                    &user,
+                    value.as_deref(),
+                    evidence_id,
+                    states,
+                )
+                .await?,
+            );
+        }
+        pieces.sort_unstable();
+        pieces.dedup();
+        let replaced: Vec<(Uuid, String)> = sqlx::query_as(
+            "UPDATE memories SET superseded_by = $3, updated_at = $4
+             WHERE tenant_id = $1 AND id = ANY($2) AND superseded_by IS NULL AND deleted_at IS NULL
+             RETURNING id, content",
+        )
+        .bind(self.tenant)
+        .bind(&pieces)
+        .bind(by)
+        .bind(self.now)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        for (id, content) in replaced {
+            crate::history::HistoryRow {
+                memory: id,
+                event: "SUPERSEDE",
+                old: Some(&content),
+                new: None,
+                actor: &ctx.actor,
+                reason: "what it said was replaced or taken back by a later statement",
+                job: Some(self.job_id),
+            }
+            .write(&mut self.tx, self.tenant)
+            .await?;
+        }
+        Ok(())
     }
 
     /// Replaces a memory's content with the merged statement (re-embedded when
@@ -412,6 +512,12 @@ impl ExtractionTx {
         for (id, content) in &old {
             self.history(*id, event, Some(content), None, c, ctx, reason)
                 .await?;
+        }
+        // Taken back: the piece that took it back replaces what was said
+        // of it. (Forgotten: those pieces were deleted above.)
+        if let (false, Some(by)) = (forget, ctx.evidence_id) {
+            let retired: Vec<Uuid> = old.iter().map(|(id, _)| *id).collect();
+            self.supersede_evidence(&retired, by, ctx).await?;
         }
         Ok(old)
     }

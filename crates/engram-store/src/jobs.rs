@@ -14,7 +14,7 @@
 
 use chrono::{DateTime, Utc};
 use engram_core::extract::ExtractionRequest;
-use engram_core::{JobStatus, NewMemory, Scope};
+use engram_core::{JobStatus, Scope};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -22,7 +22,7 @@ use sqlx::{Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use crate::error::ConflictKind;
-use crate::memories::{insert_memories_in, InsertOutcome};
+use crate::memories::{insert_pieces_in, NewPiece, PieceOutcome, Retention};
 use crate::ownership::refuse_foreign_sessions;
 use crate::{Store, StoreError};
 
@@ -127,8 +127,8 @@ pub struct Enqueued {
     pub job_id: Uuid,
     /// False when the idempotency key named an existing job (nothing was written).
     pub created: bool,
-    /// Raw memories stored with the job (`store_raw`).
-    pub raw: Vec<InsertOutcome>,
+    /// The pieces of what was said stored with the job (`store_raw`).
+    pub raw: Vec<PieceOutcome>,
 }
 
 /// What a job does. Each kind has one payload type, defined here, that
@@ -303,7 +303,8 @@ impl Store {
         &self,
         tenant: Uuid,
         job: &NewJob<ExtractionRequest>,
-        raw: &[(NewMemory, Vec<f32>)],
+        said: &[NewPiece],
+        retention: Retention,
         actor: &str,
     ) -> Result<Enqueued, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
@@ -312,7 +313,12 @@ impl Store {
                 .map(|s| (job.scope.user_id.as_deref(), s))
                 .collect();
         refuse_foreign_sessions(&mut tx, tenant, &named).await?;
-        let id = insert_job_in(&mut tx, tenant, job).await?;
+        // The pieces first, so the job names them; a retried request (its
+        // idempotency key known) rolls them back with everything else.
+        let raw = insert_pieces_in(&mut tx, tenant, said, &[], actor, retention).await?;
+        let mut job = job.clone();
+        job.payload.evidence = crate::memories::evidence(&raw);
+        let id = insert_job_in(&mut tx, tenant, &job).await?;
         let Some(job_id) = id else {
             let (existing, fingerprint): (Uuid, Option<String>) = sqlx::query_as(
                 "SELECT id, request_fingerprint FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
@@ -331,28 +337,6 @@ impl Store {
                 raw: Vec::new(),
             });
         };
-        let raw = if raw.is_empty() {
-            Vec::new()
-        } else {
-            insert_memories_in(&mut tx, tenant, raw, actor).await?
-        };
-        // The copies this request wrote belong to its job: forgetting a fact
-        // the job reads reaches them (ExtractionTx::retire).
-        let added: Vec<Uuid> = raw
-            .iter()
-            .filter(|o| o.event == engram_core::AddEvent::Add)
-            .map(|o| o.id)
-            .collect();
-        if !added.is_empty() {
-            sqlx::query(
-                "UPDATE memories SET job_id = $3 WHERE tenant_id = $1 AND id = ANY($2) AND job_id IS NULL",
-            )
-            .bind(tenant)
-            .bind(&added)
-            .bind(job_id)
-            .execute(&mut *tx)
-            .await?;
-        }
         tx.commit().await?;
         Ok(Enqueued {
             job_id,

@@ -14,6 +14,7 @@ mod entities;
 mod error;
 mod export;
 mod extraction;
+mod history;
 mod jobs;
 mod keys;
 mod memories;
@@ -44,7 +45,7 @@ pub use jobs::{
     NewJob, PayloadError, QueueStat, SummarizePayload, JOBS_CHANNEL,
 };
 pub use keys::{CreatedKey, KeyInfo, StoredKey};
-pub use memories::InsertOutcome;
+pub use memories::{InsertOutcome, NewPiece, PieceOutcome, Retention, EARLIER};
 pub use person::{SessionOverview, UserOverview};
 pub use profile::UserSummary;
 pub use revert::LatestChange;

@@ -5,6 +5,7 @@ use pgvector::Vector;
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::history::HistoryRow;
 use crate::rows::{MemoryRow, MEMORY_COLUMNS};
 use crate::{ConflictKind, Store, StoreError};
 
@@ -117,16 +118,16 @@ impl Store {
                     .fetch_optional(&mut *tx)
                     .await?;
                     if let Some(old) = retired {
-                        history(
-                            &mut tx,
-                            tenant,
-                            next,
-                            "SUPERSEDE",
-                            Some(&old),
-                            Some(&content),
+                        HistoryRow {
+                            memory: next,
+                            event: "SUPERSEDE",
+                            old: Some(&old),
+                            new: Some(&content),
                             actor,
-                            &format!("superseded by the revert of {id}"),
-                        )
+                            reason: &format!("superseded by the revert of {id}"),
+                            job: None,
+                        }
+                        .write(&mut tx, tenant)
                         .await?;
                     }
                 }
@@ -186,16 +187,16 @@ impl Store {
                 ))
             }
         };
-        history(
-            &mut tx,
-            tenant,
-            id,
-            "REVERT",
-            Some(&content),
-            Some(&restored),
+        HistoryRow {
+            memory: id,
+            event: "REVERT",
+            old: Some(&content),
+            new: Some(&restored),
             actor,
-            &reason,
-        )
+            reason: &reason,
+            job: None,
+        }
+        .write(&mut tx, tenant)
         .await?;
         let row: MemoryRow = sqlx::query_as(&format!(
             "SELECT {MEMORY_COLUMNS} FROM memories WHERE tenant_id = $1 AND id = $2"
@@ -207,32 +208,4 @@ impl Store {
         tx.commit().await?;
         Ok(row.into())
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn history(
-    tx: &mut sqlx::PgConnection,
-    tenant: Uuid,
-    memory: Uuid,
-    event: &str,
-    old: Option<&str>,
-    new: Option<&str>,
-    actor: &str,
-    reason: &str,
-) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO memory_history (tenant_id, id, memory_id, event, old_content, new_content, actor, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
-    .bind(tenant)
-    .bind(Uuid::now_v7())
-    .bind(memory)
-    .bind(event)
-    .bind(old)
-    .bind(new)
-    .bind(actor)
-    .bind(reason)
-    .execute(tx)
-    .await?;
-    Ok(())
 }

@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use engram_core::{
-    HistoryEntry, HistoryEvent, Memory, MemoryKind, Provenance, Scope, Source, SourceType,
+    HistoryEntry, HistoryEvent, Memory, MemoryKind, Provenance, SaidIn, Scope, Source, SourceType,
+    Speaker,
 };
 use uuid::Uuid;
 
@@ -11,7 +12,8 @@ pub(crate) const MEMORY_COLUMNS: &str =
     "id, user_id, agent_id, session_id, kind, subject, attribute, value, \
     content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
     access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, job_id, \
-    extractor, model, prompt_version, archived_at";
+    extractor, model, prompt_version, archived_at, said_by, turn_seq, turn_piece, turn_pieces, \
+    evidence_id";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct MemoryRow {
@@ -43,6 +45,11 @@ pub(crate) struct MemoryRow {
     model: Option<String>,
     prompt_version: Option<String>,
     archived_at: Option<DateTime<Utc>>,
+    said_by: Option<String>,
+    turn_seq: Option<i64>,
+    turn_piece: Option<i32>,
+    turn_pieces: Option<i32>,
+    evidence_id: Option<Uuid>,
 }
 
 impl From<MemoryRow> for Memory {
@@ -82,6 +89,17 @@ impl From<MemoryRow> for Memory {
                 extractor: r.extractor,
                 model: r.model,
                 prompt_version: r.prompt_version,
+                said: r
+                    .said_by
+                    .as_deref()
+                    .and_then(Speaker::parse)
+                    .map(|by| SaidIn {
+                        by,
+                        seq: r.turn_seq,
+                        piece: r.turn_piece.unwrap_or(0),
+                        pieces: r.turn_pieces.unwrap_or(1),
+                    }),
+                evidence_id: r.evidence_id,
             },
         }
     }

@@ -5,6 +5,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::jobs::{finish_job_in, insert_job_in, NewJob, SummarizePayload};
+use crate::memories::{insert_pieces_in, NewPiece, PieceOutcome, Retention};
 use crate::tenant::end_read;
 use crate::{ConflictKind, Store, StoreError};
 
@@ -64,6 +65,12 @@ pub struct Append<'a> {
     /// content redacted), for a secret split across turns. A turn that
     /// changed since it was read is left alone.
     pub redact_earlier: &'a [(i64, String, String)],
+    /// The pieces of these turns kept as what was said, and those of the
+    /// earlier turns redacted (with their seq), which replace their old ones.
+    pub said: &'a [NewPiece],
+    pub retention: Retention,
+    /// Who appends, for the pieces' history.
+    pub actor: &'a str,
 }
 
 /// A user's turns at the end of a session.
@@ -71,6 +78,7 @@ pub struct Append<'a> {
 pub struct TrailingTurn {
     pub seq: i64,
     pub content: String,
+    pub created_at: DateTime<Utc>,
 }
 
 /// What an append did.
@@ -81,6 +89,8 @@ pub struct Appended {
     pub left_window: Vec<i64>,
     pub summarize_job: Option<Uuid>,
     pub extract_job: Option<Uuid>,
+    /// What became of each piece kept as what was said.
+    pub said: Vec<PieceOutcome>,
 }
 
 /// The session as a context call needs it.
@@ -138,6 +148,9 @@ impl Store {
             extract,
             max_attempts,
             redact_earlier,
+            said,
+            retention,
+            actor,
         } = *append;
         let mut tx = self.tenant_tx(tenant).await?;
         let n = turns.len() as i64;
@@ -160,6 +173,20 @@ impl Store {
                 ConflictKind::SessionOwner,
                 "this session belongs to another user".into(),
             ));
+        }
+        // The pieces kept of an earlier turn redacted now held the secret:
+        // gone for good, replaced by the redacted turn's pieces below.
+        let redone: Vec<i64> = said.iter().filter_map(|p| p.seq).collect();
+        if !redone.is_empty() {
+            sqlx::query(
+                "DELETE FROM memories WHERE tenant_id = $1 AND session_id = $2
+                 AND turn_seq = ANY($3) AND said_by IS NOT NULL",
+            )
+            .bind(tenant)
+            .bind(session_id)
+            .bind(&redone)
+            .execute(&mut *tx)
+            .await?;
         }
         for (seq, read, redacted) in redact_earlier {
             sqlx::query(
@@ -192,6 +219,8 @@ impl Store {
         q.push(format!(" RETURNING {TURN_COLUMNS}"));
         let mut stored: Vec<SessionTurn> = q.build_query_as().fetch_all(&mut *tx).await?;
         stored.sort_by_key(|t| t.seq);
+        let seqs: Vec<i64> = stored.iter().map(|t| t.seq).collect();
+        let said = insert_pieces_in(&mut tx, tenant, said, &seqs, actor, retention).await?;
         let pending: Vec<(i64, i32)> = sqlx::query_as(
             "SELECT seq, tokens FROM session_messages
              WHERE tenant_id = $1 AND session_id = $2 AND summarized_at IS NULL ORDER BY seq",
@@ -225,7 +254,11 @@ impl Store {
             None => None,
         };
         let extract_job = match extract {
-            Some(job) => insert_job_in(&mut tx, tenant, job).await?,
+            Some(job) => {
+                let mut job = job.clone();
+                job.payload.evidence = crate::memories::evidence(&said);
+                insert_job_in(&mut tx, tenant, &job).await?
+            }
             None => None,
         };
         tx.commit().await?;
@@ -234,6 +267,7 @@ impl Store {
             left_window,
             summarize_job,
             extract_job,
+            said,
         })
     }
 
@@ -272,8 +306,8 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<TrailingTurn>, StoreError> {
         let mut tx = self.tenant_tx(tenant).await?;
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT m.seq, m.role, m.content FROM session_messages m
+        let rows: Vec<(i64, String, String, DateTime<Utc>)> = sqlx::query_as(
+            "SELECT m.seq, m.role, m.content, m.created_at FROM session_messages m
              JOIN sessions s ON s.tenant_id = m.tenant_id AND s.session_id = m.session_id
              WHERE m.tenant_id = $1 AND m.session_id = $2 AND s.user_id = $3
              ORDER BY m.seq DESC LIMIT $4",
@@ -287,8 +321,12 @@ impl Store {
         end_read(tx);
         let mut turns: Vec<TrailingTurn> = rows
             .into_iter()
-            .take_while(|(_, role, _)| role == "user")
-            .map(|(seq, _, content)| TrailingTurn { seq, content })
+            .take_while(|(_, role, _, _)| role == "user")
+            .map(|(seq, _, content, created_at)| TrailingTurn {
+                seq,
+                content,
+                created_at,
+            })
             .collect();
         turns.reverse();
         Ok(turns)

@@ -100,11 +100,14 @@ class Memories(_Group):
         cursor: Optional[str] = None,
         include_superseded: Optional[bool] = None,
         include_expired: Optional[bool] = None,
+        said: Optional[bool] = None,
     ) -> m.ListResponse:
-        """One page; `list` iterates over all of them."""
+        """One page; `list` iterates over all of them. `said=True`: only what was
+        said (the turns kept as episodic memories); `said=False`: the rest."""
         q = params(
             user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
             cursor=cursor, include_superseded=include_superseded, include_expired=include_expired,
+            said=said,
         )
         return self._run(Call("GET", "/v1/memories", params=q, parse=_model(m.ListResponse)))
 
@@ -186,9 +189,10 @@ class Sessions(_Group):
         window_tokens: Optional[int] = None,
         allow_sensitive: Optional[bool] = None,
         trusted: Optional[bool] = None,
+        store_raw: Optional[bool] = None,
     ) -> m.AppendMessagesResponse:
         b = body(user_id=user_id, messages=list(messages), infer=infer, window_tokens=window_tokens,
-                 allow_sensitive=allow_sensitive, trusted=trusted)
+                 allow_sensitive=allow_sensitive, trusted=trusted, store_raw=store_raw)
         return self._run(Call("POST", path("/v1/sessions/{s}/messages", s=session_id), json=b,
                               parse=_model(m.AppendMessagesResponse)))
 

@@ -215,6 +215,7 @@ impl SearchFilters {
             validate::metadata("filters.metadata", &m, limits)?;
             filter.metadata = Some(m);
         }
+        filter.said = self.said;
         filter.kinds = match self.kind {
             None => Vec::new(),
             Some(KindFilter::One(k)) => vec![k],

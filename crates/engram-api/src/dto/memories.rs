@@ -120,6 +120,8 @@ pub struct TimeRange {
 pub struct SearchFilters {
     pub metadata: Option<serde_json::Value>,
     pub kind: Option<KindFilter>,
+    /// true: only what was said (pieces of turns); false: only the rest.
+    pub said: Option<bool>,
     pub created_at: Option<TimeRange>,
 }
 
@@ -173,6 +175,8 @@ pub struct ListQuery {
     pub cursor: Option<String>,
     pub include_superseded: Option<bool>,
     pub include_expired: Option<bool>,
+    /// true: only what was said (pieces of turns); false: only the rest.
+    pub said: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -20,6 +20,9 @@ pub struct AppendMessagesRequest {
     pub allow_sensitive: Option<bool>,
     /// Assistant, tool and system turns may create facts too (as on add).
     pub trusted: Option<bool>,
+    /// Keep these turns as what was said (episodic memories): default
+    /// `ENGRAM_EPISODIC`; false keeps none.
+    pub store_raw: Option<bool>,
 }
 
 /// A turn as stored is already its wire form.

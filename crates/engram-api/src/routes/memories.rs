@@ -44,6 +44,7 @@ pub async fn list_memories(
         scope,
         include_superseded: q.include_superseded.unwrap_or(false),
         include_expired: q.include_expired.unwrap_or(false),
+        said: q.said,
         now: Some(state.clock.now()),
         ..Default::default()
     };

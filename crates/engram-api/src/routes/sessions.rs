@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use engram_core::validate;
-use engram_store::{Append, Apply};
+use engram_store::Apply;
 
 use crate::dto::{
     self, AppendMessagesRequest, AppendMessagesResponse, ErasureReceipt, ListTurnsQuery,
@@ -36,10 +36,6 @@ pub async fn append_messages(
     let user_id = validate::identifier("user_id", &req.user_id, limits)?;
     caller.check_user(&user_id)?;
     let said = dto::messages(&req.messages, limits, state.config.max_add_chars)?;
-    let mut messages = said.messages;
-    let redact_earlier =
-        ingest::screen_with_earlier_turns(&state, &caller, &session_id, &user_id, &mut messages)
-            .await?;
     let window_tokens = match req.window_tokens {
         Some(w) if !(1..=1_000_000).contains(&w) => {
             return Err(ApiError::validation(
@@ -50,27 +46,21 @@ pub async fn append_messages(
         Some(w) => w as i32,
         None => state.config.session_window_tokens as i32,
     };
-    let allowances = (
-        req.allow_sensitive.unwrap_or(false),
-        req.trusted.unwrap_or(false),
-    );
-    let infer = req.infer.unwrap_or(true);
-    let (turns, extract) =
-        ingest::session_append(&state, &session_id, &user_id, &messages, infer, allowances)?;
-    let append = Append {
-        session_id: &session_id,
-        user_id: &user_id,
-        window_tokens,
-        turns: &turns,
-        extract: extract.as_ref(),
-        max_attempts: state.config.job_max_attempts,
-        redact_earlier: &redact_earlier,
+    let opts = ingest::AppendOptions {
+        infer: req.infer.unwrap_or(true),
+        keep: ingest::kept_turns(&state, req.store_raw),
+        allow_sensitive: req.allow_sensitive.unwrap_or(false),
+        trusted: req.trusted.unwrap_or(false),
     };
-    let appended = state
-        .store
-        .append_turns(caller.tenant_id, &append)
-        .await
-        .map_err(|e| caller.refusal(e))?;
+    let appended = ingest::append(
+        &state,
+        &caller,
+        (&session_id, &user_id),
+        said.messages,
+        window_tokens,
+        opts,
+    )
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(AppendMessagesResponse {

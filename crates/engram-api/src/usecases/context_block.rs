@@ -1,12 +1,13 @@
 //! The context use-case: what a chat model should see now, in one block
-//! within a token budget: the profile, the memories relevant to the query,
-//! the session's running summary and its recent turns.
+//! within a token budget: what is recalled from earlier conversations
+//! (profile facts, memories relevant to the query and what was said, one
+//! pool spent by value), the session's running summary and its recent turns.
 
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use engram_context::lines::{memory_line, profile_line, turn_line};
-use engram_context::{assemble, Candidates, Section};
+use engram_context::lines::{memory_line, profile_line, said_line, turn_line};
+use engram_context::{assemble, Candidates, Recalled, Section};
 use engram_core::time::Timestamp;
 use engram_core::validate;
 use engram_core::MemoryFilter;
@@ -149,8 +150,20 @@ pub(crate) async fn build(
     };
     let (profile, (ranked, query_time), session) = tokio::try_join!(profile, search, session)?;
 
-    // What the profile already says is not repeated.
-    let shown: HashSet<uuid::Uuid> = profile.iter().map(|m| m.id).collect();
+    // The turns still in this session's window are shown as recent turns,
+    // not again as what was said.
+    let in_window: HashSet<i64> = session
+        .as_ref()
+        .map(|s| s.window.iter().map(|t| t.seq).collect())
+        .unwrap_or_default();
+    let recalled = recalled(
+        state,
+        &profile,
+        &ranked,
+        session_id.as_deref(),
+        &in_window,
+        reference_time.unwrap_or(now),
+    );
     let (summary, recent) = match session {
         Some(s) => (
             s.summary
@@ -170,12 +183,7 @@ pub(crate) async fn build(
         None => (Vec::new(), Vec::new()),
     };
     let candidates = Candidates {
-        profile: profile.iter().map(profile_line).collect(),
-        memories: ranked
-            .iter()
-            .filter(|r| !shown.contains(&r.memory.id))
-            .map(|r| memory_line(&r.memory))
-            .collect(),
+        recalled,
         summary,
         recent,
     };
@@ -193,6 +201,69 @@ pub(crate) async fn build(
         parts: block.parts,
         query_time,
     })
+}
+
+/// What is recalled from earlier conversations, as one pool: each memory
+/// the search found at its score, and each profile fact it did not find at
+/// the score it would have with no relevance (its recency and importance),
+/// so a fact the message is about, or the turn that answers it, comes
+/// before a fact it is not. Pieces of what was said read as quoted speech;
+/// those of this session's window are left to its recent turns.
+fn recalled(
+    state: &AppState,
+    profile: &[engram_core::Memory],
+    ranked: &[engram_core::ScoredMemory],
+    session_id: Option<&str>,
+    in_window: &HashSet<i64>,
+    now: DateTime<Utc>,
+) -> Vec<Recalled> {
+    let in_this_window = |m: &engram_core::Memory| {
+        m.scope.session_id.as_deref() == session_id
+            && session_id.is_some()
+            && m.provenance
+                .said
+                .and_then(|s| s.seq)
+                .is_some_and(|seq| in_window.contains(&seq))
+    };
+    let found: HashSet<uuid::Uuid> = ranked.iter().map(|r| r.memory.id).collect();
+    let in_profile: HashSet<uuid::Uuid> = profile.iter().map(|m| m.id).collect();
+    let unmatched = profile.iter().filter(|m| !found.contains(&m.id)).map(|m| {
+        let age = engram_core::time::days_between(now, m.created_at);
+        let none = engram_core::Relevance::dense(0.0);
+        let (value, _) = engram_core::blend(
+            none,
+            age,
+            m.importance,
+            state.config.weights,
+            state.config.half_life_days,
+        );
+        Recalled {
+            section: Section::Profile,
+            text: profile_line(m),
+            value: value + if m.pinned { 1.0 } else { 0.0 },
+            sort: 0,
+        }
+    });
+    let matched = ranked
+        .iter()
+        .filter(|r| !in_this_window(&r.memory))
+        .map(|r| {
+            let m = &r.memory;
+            let (section, text) = if in_profile.contains(&m.id) {
+                (Section::Profile, profile_line(m))
+            } else if m.provenance.said.is_some() {
+                (Section::Said, said_line(m))
+            } else {
+                (Section::Memories, memory_line(m))
+            };
+            Recalled {
+                section,
+                text,
+                value: r.score + if m.pinned { 1.0 } else { 0.0 },
+                sort: m.created_at.timestamp_micros(),
+            }
+        });
+    matched.chain(unmatched).collect()
 }
 
 /// Memories searched for the block when the request does not say: enough

@@ -7,7 +7,7 @@ use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use engram_core::access::SubjectKey;
 use engram_core::extract::{ExtractionRequest, InputMessage};
-use engram_core::policy::{instruction_reason, without_sensitive};
+use engram_core::said::KeepTurns;
 use engram_core::time::{self, Timestamp};
 use engram_core::{validate, Limits, MemoryKind, NewMemory, Scope, Source, SourceType};
 use engram_store::{Enqueued, NewJob, NewTurn};
@@ -15,6 +15,7 @@ use engram_store::{Enqueued, NewJob, NewTurn};
 use crate::dto::{self, AddMemoriesRequest, AddResult, Role, ValidMessage};
 use crate::error::ApiError;
 use crate::state::{AppState, Caller};
+use crate::usecases::said;
 use crate::usecases::search::embed_all;
 
 /// The fields every add shares, validated.
@@ -291,9 +292,20 @@ pub(crate) fn said(messages: &[ValidMessage], now: DateTime<Utc>) -> Vec<InputMe
         .collect()
 }
 
+/// Whose turns an add or an append keeps as what was said: the server's
+/// `ENGRAM_EPISODIC`, unless the request's `store_raw` says (true keeps at
+/// least the user's, false none).
+pub(crate) fn kept_turns(state: &AppState, store_raw: Option<bool>) -> KeepTurns {
+    match (store_raw, state.config.episodic.keep) {
+        (Some(false), _) => KeepTurns::Off,
+        (Some(true), KeepTurns::Off) => KeepTurns::User,
+        (_, keep) => keep,
+    }
+}
+
 /// Queues extraction of an add's messages and stores, in the same
-/// transaction, the raw copies asked for (`store_raw`), which follow the
-/// same policy as facts: no orders, and no sensitive clause unless allowed.
+/// transaction, the pieces of what was said that are kept (`usecases::said`:
+/// no orders, no sensitive clause unless allowed).
 pub(crate) async fn enqueue_inferred(
     state: &AppState,
     caller: &Caller,
@@ -311,19 +323,23 @@ pub(crate) async fn enqueue_inferred(
         allow_sensitive: req.allow_sensitive.unwrap_or(false),
         trusted: req.trusted.unwrap_or(false),
         positions: positions(&common.said),
+        evidence: Vec::new(),
     };
-    let raw = if req.store_raw.unwrap_or(false) {
-        raw_copies(&request, common)
-    } else {
-        Vec::new()
-    };
-    let texts: Vec<String> = raw.iter().map(|m| m.content.clone()).collect();
-    let vectors = if texts.is_empty() {
-        Vec::new()
-    } else {
-        embed_all(state, &texts).await?
-    };
-    let raw_items: Vec<(NewMemory, Vec<f32>)> = raw.into_iter().zip(vectors).collect();
+    let turns = said::turns(&request.messages);
+    let pieces = said::pieces(
+        state,
+        &turns,
+        &said::Options {
+            scope: &common.scope,
+            keep: kept_turns(state, req.store_raw),
+            allow_sensitive: request.allow_sensitive,
+            importance: common.importance,
+            metadata: &common.metadata,
+            source_ref: request.source.source_ref.as_deref(),
+            expires_at: common.expires_at,
+        },
+    )
+    .await?;
     let (idempotency_key, fingerprint) = match idempotency_key {
         Some(sent) => {
             let key = state.store.subject_key().await?;
@@ -349,7 +365,13 @@ pub(crate) async fn enqueue_inferred(
     };
     let enqueued = state
         .store
-        .enqueue_extraction(caller.tenant_id, &job, &raw_items, &caller.actor)
+        .enqueue_extraction(
+            caller.tenant_id,
+            &job,
+            &pieces,
+            state.config.episodic.retention(),
+            &caller.actor,
+        )
         .await
         .map_err(|e| caller.refusal(e))?;
     let raw_results = enqueued
@@ -365,48 +387,26 @@ pub(crate) async fn enqueue_inferred(
     Ok((enqueued, raw_results))
 }
 
-/// The verbatim copies of what the user said that the write policy allows.
-fn raw_copies(request: &ExtractionRequest, common: &AddCommon) -> Vec<NewMemory> {
-    request
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::User && instruction_reason(&m.content).is_none())
-        .filter_map(|m| {
-            let content = if request.allow_sensitive {
-                m.content.clone()
-            } else {
-                without_sensitive(&m.content).0
-            };
-            (!content.trim().is_empty()).then_some((m, content))
-        })
-        .map(|(m, content)| NewMemory {
-            scope: common.scope.clone(),
-            kind: MemoryKind::Episodic,
-            content,
-            importance: common.importance,
-            source: Source {
-                source_type: SourceType::UserStated,
-                source_ref: request.source.source_ref.clone(),
-            },
-            metadata: common.metadata.clone(),
-            pinned: false,
-            expires_at: common.expires_at,
-            created_at: Some(m.created_at),
-        })
-        .collect()
+/// An earlier turn of the session redacted by this append (a secret split
+/// across it and the new turns): as read, as redacted, and when it was said.
+pub(crate) struct Redacted {
+    pub seq: i64,
+    pub read: String,
+    pub redacted: String,
+    pub said_at: DateTime<Utc>,
 }
 
 /// Turns the user sent last in a session, read with the user turns this
 /// append opens with: a secret split across them ("my card is 4111 1111",
 /// then "1111 1111") is redacted in both. Changes `messages` and returns the
 /// earlier turns' redactions for the append's transaction.
-pub(crate) async fn screen_with_earlier_turns(
+async fn screen_with_earlier_turns(
     state: &AppState,
     caller: &Caller,
     session_id: &str,
     user_id: &str,
     messages: &mut [ValidMessage],
-) -> Result<Vec<(i64, String, String)>, ApiError> {
+) -> Result<Vec<Redacted>, ApiError> {
     let leading = messages.iter().take_while(|m| m.role == Role::User).count();
     if leading == 0 {
         return Ok(Vec::new());
@@ -437,7 +437,12 @@ pub(crate) async fn screen_with_earlier_turns(
         .iter()
         .zip(before)
         .filter(|(t, (content, _))| &t.content != content)
-        .map(|(t, (content, _))| (t.seq, t.content.clone(), content.clone()))
+        .map(|(t, (content, _))| Redacted {
+            seq: t.seq,
+            read: t.content.clone(),
+            redacted: content.clone(),
+            said_at: t.created_at,
+        })
         .collect())
 }
 
@@ -446,16 +451,32 @@ pub(crate) fn session_source(session_id: &str) -> String {
     format!("{}{session_id}", engram_core::SESSION_SOURCE_PREFIX)
 }
 
-/// A session append's turns (with their token counts) and, unless
-/// `infer` is off, the job that extracts what the user said.
-pub(crate) fn session_append(
+/// What a session append writes: its turns (with their token counts), the
+/// pieces of what was said that are kept (of these turns, and of the
+/// earlier ones it redacts), and unless `infer` is off the job that
+/// extracts what the user said.
+pub(crate) struct SessionWrite {
+    pub turns: Vec<NewTurn>,
+    pub pieces: Vec<engram_store::NewPiece>,
+    pub extract: Option<NewJob<ExtractionRequest>>,
+}
+
+/// How a session append treats what it is given.
+pub(crate) struct AppendOptions {
+    pub infer: bool,
+    pub keep: KeepTurns,
+    pub allow_sensitive: bool,
+    pub trusted: bool,
+}
+
+async fn session_append(
     state: &AppState,
     session_id: &str,
     user_id: &str,
     messages: &[ValidMessage],
-    infer: bool,
-    allowances: (bool, bool),
-) -> Result<(Vec<NewTurn>, Option<NewJob<ExtractionRequest>>), ApiError> {
+    earlier: &[Redacted],
+    opts: AppendOptions,
+) -> Result<SessionWrite, ApiError> {
     let said = said(messages, state.clock.now());
     let turns = said
         .iter()
@@ -469,31 +490,103 @@ pub(crate) fn session_append(
             created_at: m.created_at,
         })
         .collect();
-    if !infer {
-        return Ok((turns, None));
+    let scope = Scope {
+        user_id: Some(user_id.to_owned()),
+        agent_id: None,
+        session_id: Some(session_id.to_owned()),
+    };
+    let source_ref = session_source(session_id);
+    let kept: Vec<said::Turn> = said::turns(&said)
+        .into_iter()
+        .chain(earlier.iter().map(|r| said::Turn {
+            message: engram_store::EARLIER,
+            role: Role::User,
+            content: &r.redacted,
+            said_at: r.said_at,
+            seq: Some(r.seq),
+        }))
+        .collect();
+    let empty = serde_json::json!({});
+    let pieces = said::pieces(
+        state,
+        &kept,
+        &said::Options {
+            scope: &scope,
+            keep: opts.keep,
+            allow_sensitive: opts.allow_sensitive,
+            importance: 0.5,
+            metadata: &empty,
+            source_ref: Some(&source_ref),
+            expires_at: None,
+        },
+    )
+    .await?;
+    if !opts.infer {
+        return Ok(SessionWrite {
+            turns,
+            pieces,
+            extract: None,
+        });
     }
-    let (allow_sensitive, trusted) = allowances;
     let request = ExtractionRequest {
         messages: said,
         source: Source {
             source_type: SourceType::UserStated,
-            source_ref: Some(session_source(session_id)),
+            source_ref: Some(source_ref.clone()),
         },
-        allow_sensitive,
-        trusted,
+        allow_sensitive: opts.allow_sensitive,
+        trusted: opts.trusted,
         positions: positions(messages),
+        evidence: Vec::new(),
     };
     let job = NewJob {
-        scope: Scope {
-            user_id: Some(user_id.to_owned()),
-            agent_id: None,
-            session_id: Some(session_id.to_owned()),
-        },
+        scope,
         payload: request,
         idempotency_key: None,
         fingerprint: None,
         max_attempts: state.config.job_max_attempts,
-        source_ref: Some(session_source(session_id)),
+        source_ref: Some(source_ref),
     };
-    Ok((turns, Some(job)))
+    Ok(SessionWrite {
+        turns,
+        pieces,
+        extract: Some(job),
+    })
+}
+
+/// Appends `messages` to the session: screened with the user's last turns,
+/// cut into what is kept as said, numbered and stored with their jobs in
+/// one transaction.
+pub(crate) async fn append(
+    state: &AppState,
+    caller: &Caller,
+    (session_id, user_id): (&str, &str),
+    mut messages: Vec<ValidMessage>,
+    window_tokens: i32,
+    opts: AppendOptions,
+) -> Result<engram_store::Appended, ApiError> {
+    let earlier =
+        screen_with_earlier_turns(state, caller, session_id, user_id, &mut messages).await?;
+    let write = session_append(state, session_id, user_id, &messages, &earlier, opts).await?;
+    let redact_earlier: Vec<(i64, String, String)> = earlier
+        .into_iter()
+        .map(|r| (r.seq, r.read, r.redacted))
+        .collect();
+    let append = engram_store::Append {
+        session_id,
+        user_id,
+        window_tokens,
+        turns: &write.turns,
+        extract: write.extract.as_ref(),
+        max_attempts: state.config.job_max_attempts,
+        redact_earlier: &redact_earlier,
+        said: &write.pieces,
+        retention: state.config.episodic.retention(),
+        actor: &caller.actor,
+    };
+    state
+        .store
+        .append_turns(caller.tenant_id, &append)
+        .await
+        .map_err(|e| caller.refusal(e))
 }

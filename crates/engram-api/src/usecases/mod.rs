@@ -6,4 +6,5 @@ pub(crate) mod context_block;
 pub(crate) mod ingest;
 pub(crate) mod jobs;
 pub(crate) mod purge;
+pub(crate) mod said;
 pub(crate) mod search;

@@ -43,6 +43,10 @@ pub struct MemoryView {
     pub deleted_at: Option<DateTime<Utc>>,
     pub superseded_by: Option<Uuid>,
     pub archived_at: Option<DateTime<Utc>>,
+    /// A piece of what was said (the episodic layer): a record of words
+    /// said at a time, never merged with another nor decayed; it leaves
+    /// when it expires (`ENGRAM_EPISODIC_RETENTION_DAYS`) or is deleted.
+    pub said: bool,
     /// Unit-length embedding (MiniLM's are normalised).
     pub embedding: Vec<f32>,
 }
@@ -480,7 +484,10 @@ pub fn plan_reviewed(
     // threshold of one already in (single linkage: "likes coffee" and
     // "LIKES COFFEE..." meet through "Likes coffee."), keeping to the same
     // subject + attribute when both know theirs.
-    let mut rest: Vec<&MemoryView> = live.into_iter().filter(|m| !gone.contains(&m.id)).collect();
+    let mut rest: Vec<&MemoryView> = live
+        .into_iter()
+        .filter(|m| !gone.contains(&m.id) && !m.said)
+        .collect();
     rest.sort_by(|a, b| {
         (b.pinned, b.importance, b.created_at, b.id)
             .partial_cmp(&(a.pinned, a.importance, a.created_at, a.id))
@@ -743,6 +750,7 @@ mod tests {
             deleted_at: None,
             archived_at: None,
             superseded_by: None,
+            said: false,
             embedding: unit(1),
         }
     }

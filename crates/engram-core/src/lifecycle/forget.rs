@@ -115,6 +115,26 @@ impl FactTrace {
         Self { value, stems }
     }
 
+    /// Whether `clause` states this fact by its words, not only names its
+    /// value ("I work at Acme", not "I bought Acme's anvil"): two thirds of
+    /// the fact's words, and its value when it has one. Narrower than
+    /// [`matches`](Self::matches), for what a later statement replaces
+    /// (what a delete removes errs wide; what a change hides must not).
+    pub fn restated_by(&self, clause: &str) -> bool {
+        let lower = clause.to_lowercase();
+        if let Some(v) = &self.value {
+            if !contains_word(&lower, v) {
+                return false;
+            }
+        }
+        if self.stems.is_empty() {
+            return self.value.is_some();
+        }
+        let here: Vec<String> = words(&lower).map(|w| stem(&w)).collect();
+        let found = self.stems.iter().filter(|s| here.contains(s)).count();
+        found >= 2.min(self.stems.len()) && found * 3 >= self.stems.len() * 2
+    }
+
     /// Whether `clause` states this fact.
     pub fn matches(&self, clause: &str) -> bool {
         let lower = clause.to_lowercase();
@@ -172,6 +192,13 @@ pub fn redact_turn(text: &str, facts: &[FactTrace]) -> Option<String> {
     }
     out.push_str(&text[at..]);
     Some(out)
+}
+
+/// Whether some clause of `text` states one of `facts`: a piece of what
+/// was said that does is deleted with the fact (its words, and its vector,
+/// would hold the fact still).
+pub fn states_any(text: &str, facts: &[FactTrace]) -> bool {
+    !stated_spans(text, facts).is_empty()
 }
 
 /// A running summary without the clauses that state one of `facts`: lines

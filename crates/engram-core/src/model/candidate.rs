@@ -32,6 +32,17 @@ pub struct ExtractionRequest {
     /// were skipped (empty: as listed): what a job's results name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub positions: Vec<usize>,
+    /// The pieces of what was said stored with this job, by message: a
+    /// fact read from a message names the piece it was read from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+/// A piece of a message kept as what was said (an episodic memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub message: usize,
+    pub memory_id: uuid::Uuid,
 }
 
 impl ExtractionRequest {

@@ -24,6 +24,16 @@ pub enum SourceType {
     Tool,
     Document,
     Api,
+    /// Said by the assistant in a conversation (an episodic memory of its turn).
+    Assistant,
+}
+
+/// Who said a turn that is kept as what was said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    User,
+    Assistant,
 }
 
 macro_rules! str_enum {
@@ -46,7 +56,8 @@ macro_rules! str_enum {
     };
 }
 str_enum!(MemoryKind { Semantic => "semantic", Episodic => "episodic", Procedural => "procedural" });
-str_enum!(SourceType { UserStated => "user_stated", Inferred => "inferred", Tool => "tool", Document => "document", Api => "api" });
+str_enum!(SourceType { UserStated => "user_stated", Inferred => "inferred", Tool => "tool", Document => "document", Api => "api", Assistant => "assistant" });
+str_enum!(Speaker { User => "user", Assistant => "assistant" });
 
 /// Who a memory belongs to. At least one of user or agent is set; session narrows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -204,6 +215,23 @@ pub struct Provenance {
     pub extractor: Option<String>,
     pub model: Option<String>,
     pub prompt_version: Option<String>,
+    /// An episodic memory of a turn: who said it and which turn it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub said: Option<SaidIn>,
+    /// A fact: the piece of what was said it was read from, when kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<Uuid>,
+}
+
+/// The turn a piece of what was said came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaidIn {
+    pub by: Speaker,
+    /// The turn's place in its session (`memory.session_id`); none for an add.
+    pub seq: Option<i64>,
+    /// Which piece of the turn (from 0), of how many.
+    pub piece: i32,
+    pub pieces: i32,
 }
 
 /// What an add did with one input.

@@ -12,6 +12,9 @@ pub struct MemoryFilter {
     pub metadata: Option<serde_json::Value>,
     /// Empty means every kind.
     pub kinds: Vec<MemoryKind>,
+    /// `Some(true)`: only pieces of what was said (the episodic layer);
+    /// `Some(false)`: everything else (facts, verbatim adds).
+    pub said: Option<bool>,
     pub created_gte: Option<DateTime<Utc>>,
     pub created_lte: Option<DateTime<Utc>>,
     /// Admin views: the fact's attribute, exactly.

@@ -1,14 +1,16 @@
 //! Text as every layer reads it: split into sentences and clauses
 //! (`split`), what a statement does (`statement`), time phrases
-//! (`timephrase`), words compared by their stems (`words`), and small
-//! utilities.
+//! (`timephrase`), words compared by their stems (`words`), a turn cut
+//! into pieces an embedder reads whole (`pieces`), and small utilities.
 
+pub mod pieces;
 mod split;
 pub mod statement;
 pub mod timephrase;
 pub mod topics;
 pub mod words;
 
+pub use pieces::{pieces, PieceBound};
 pub use split::{clauses, parts, sentences};
 
 /// `text` with the inside of every "…" and '…' replaced by an ellipsis.

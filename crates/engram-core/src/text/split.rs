@@ -56,6 +56,10 @@ pub fn clauses(text: &str) -> Vec<&str> {
     let mut start = 0;
     for c in CLAUSE_BREAK.captures_iter(text) {
         let whole = c.get(0).map(|m| m.range()).unwrap_or(0..0);
+        // "a session with Dr. Smith": a title's stop ends no clause.
+        if after_abbreviation(&text[..whole.start], &text[whole.clone()]) {
+            continue;
+        }
         let next = c
             .name("p")
             .or_else(|| c.name("q"))

@@ -823,7 +823,13 @@ async fn naming_another_users_session_is_refused_and_reaches_nothing(pool: PgPoo
         )
         .await;
     r.assert_problem(409, None);
-    assert_eq!(app.count_rows("memories").await, 0, "nothing was written");
+    // bob's own turn is kept as he said it; nothing of ann's was written.
+    let others: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memories WHERE user_id IS DISTINCT FROM 'bob'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(others, 0, "nothing was written");
     assert_eq!(app.count_rows("jobs").await, 0, "nothing was queued");
 
     // Rows that name bob's session anyway (written before this check, or

@@ -60,8 +60,10 @@ async fn consolidate(pool: &PgPool, user: &str, dry_run: bool) -> engram_store::
     counts
 }
 
+/// The user's live memories but the pieces of what was said (consolidation
+/// never merges or decays those: `pieces_of_what_was_said_are_never_merged_or_decayed`).
 async fn live(app: &TestApp, user: &str) -> Vec<Value> {
-    app.get(&format!("/v1/memories?user_id={user}&limit=100"))
+    app.get(&format!("/v1/memories?user_id={user}&limit=100&said=false"))
         .await
         .body["results"]
         .as_array()

@@ -115,7 +115,7 @@ async fn saying_a_fact_again_is_a_noop_and_unrelated_facts_are_kept(pool: PgPool
     assert_eq!(events(&again), ["NOOP"]);
     let changed = app.infer("u", "I work at Initech now.").await;
     assert_eq!(events(&changed), ["SUPERSEDE"]);
-    let live = app.get("/v1/memories?user_id=u").await.body;
+    let live = app.get("/v1/memories?user_id=u&said=false").await.body;
     let mut texts = contents(live["results"].as_array().unwrap());
     texts.sort();
     assert_eq!(
@@ -126,6 +126,18 @@ async fn saying_a_fact_again_is_a_noop_and_unrelated_facts_are_kept(pool: PgPool
             "User works at Initech."
         ]
     );
+    // What was said of Acme is superseded with the fact (kept, out of
+    // search); what says Initech stays.
+    let said = app.get("/v1/memories?user_id=u&said=true").await.body;
+    assert_eq!(
+        contents(said["results"].as_array().unwrap()),
+        ["I work at Initech now."]
+    );
+    let all = app
+        .get("/v1/memories?user_id=u&said=true&include_superseded=true")
+        .await
+        .body;
+    assert_eq!(all["results"].as_array().unwrap().len(), 3, "{all}");
 }
 
 #[sqlx::test(migrations = false)]

@@ -328,10 +328,16 @@ async fn an_llm_that_hangs_times_out_and_the_job_is_retried(pool: PgPool) {
         assert!(std::time::Instant::now() < deadline, "{j}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let found = app
-        .search(json!({"user_id": "u", "query": "where do I live"}))
-        .await;
-    assert_eq!(found[0]["memory"], "User lives in Dallas.");
+    let found = contents(
+        &app.search(json!({"user_id": "u", "query": "where do I live"}))
+            .await,
+    );
+    // The fact, and what was said beside it.
+    assert!(
+        found.contains(&"User lives in Dallas.".to_owned()),
+        "{found:?}"
+    );
+    assert!(found.contains(&"I live in Dallas.".to_owned()), "{found:?}");
 }
 
 #[sqlx::test(migrations = false)]
@@ -358,11 +364,29 @@ async fn what_the_model_reads_is_checked_against_the_message(pool: PgPool) {
     assert_eq!(events(&job), ["RETRACT"], "{job}");
     let job = app.infer("lou", "Please forget where I live.").await;
     assert_eq!(events(&job), ["FORGET"], "{job}");
-    let left = contents(
-        &app.search(json!({"user_id": "lou", "query": "where do I live and work"}))
-            .await,
+    let facts = contents(
+        &app.search(
+            json!({"user_id": "lou", "query": "where do I live and work",
+                           "filters": {"said": false}}),
+        )
+        .await,
     );
-    assert!(left.is_empty(), "{left:?}");
+    assert!(facts.is_empty(), "{facts:?}");
+    // What was said stays, but for what was forgotten; what was taken back
+    // is superseded by the words that took it back.
+    let said = contents(
+        &app.search(
+            json!({"user_id": "lou", "query": "where do I live and work",
+                           "filters": {"said": true}}),
+        )
+        .await,
+    );
+    assert!(!said.iter().any(|s| s.contains("Austin")), "{said:?}");
+    assert!(!said.contains(&"I work at Initech.".to_owned()), "{said:?}");
+    assert!(
+        said.contains(&"I no longer work at Initech.".to_owned()),
+        "{said:?}"
+    );
 }
 
 /// A model whose answers are cut off at max_tokens until `fixed` is set.
@@ -460,8 +484,12 @@ async fn an_unusable_answer_fails_the_job_visibly_and_a_retry_runs_it_again(pool
     assert_eq!(r.body["type"], "urn:engram:problem:job-not-failed");
 }
 
+/// The live facts (not the pieces of what was said, which a failed job
+/// keeps: the message is not lost with it).
 async fn live_contents(app: &TestApp) -> Vec<String> {
-    sqlx::query_scalar("SELECT content FROM memories WHERE deleted_at IS NULL ORDER BY created_at")
+    sqlx::query_scalar(
+        "SELECT content FROM memories WHERE deleted_at IS NULL AND said_by IS NULL ORDER BY created_at",
+    )
         .fetch_all(&app.pool)
         .await
         .unwrap()

@@ -874,7 +874,8 @@ async fn forget_requests_in_any_wording_reach_every_copy(pool: PgPool) {
         .fetch_one(&app.pool)
         .await
         .unwrap();
-        assert_eq!(raw, 1, "the verbatim copy is kept until the request");
+        // The add's message and the session's turns, kept as they were said.
+        assert_eq!(raw, 3, "what was said is kept until the request");
         append(
             &app,
             &session,

@@ -1,8 +1,9 @@
 //! Messages in other languages with no LLM configured (issue 33): the rules
-//! read English, so a message they cannot read is kept verbatim as an
-//! episodic memory when every screen passes, search finds it, and the job
-//! says what was kept and why. Secrets, orders and sensitive clauses in
-//! those languages are not kept.
+//! read English, but every turn is kept as it was said (issue 50's episodic
+//! layer), so search finds a message they cannot read, and the job says so.
+//! Secrets, orders and sensitive clauses in those languages are not kept.
+//! With what was said not kept (`store_raw: false`), the job keeps the
+//! message verbatim itself when the screens pass, or says why not.
 
 use crate::common::{events, spawn_app, tables_holding, TestApp};
 use engram_worker::{HandlerConfig, UnreadMessages};
@@ -64,26 +65,24 @@ async fn messages_the_rules_cannot_read_are_kept_verbatim_and_found(pool: PgPool
     ];
     for (user, text, language, question) in cases {
         let job = app.infer(user, text).await;
-        assert_eq!(events(&job), ["ADD"], "{job}");
-        let add = result(&job, "ADD");
-        let reason = add["reason"].as_str().unwrap();
+        assert_eq!(events(&job), ["NOOP"], "{job}");
+        let noop = result(&job, "NOOP");
+        let reason = noop["reason"].as_str().unwrap();
         // Close languages may be confused (Portuguese read as Catalan):
         // then the reason hedges instead of naming the wrong one.
         assert!(
-            reason.contains("kept verbatim")
+            reason.contains("kept as it was said")
                 && (reason.contains(&format!("written in {language},"))
                     || reason.contains("written in a language other than English (perhaps ")),
             "{reason}"
         );
         assert!(reason.contains("configure an LLM"), "{reason}");
-        assert_eq!(add["new_content"], text);
-        assert!(add["attribute"].is_null(), "{add}");
-        let id = add["memory_id"].as_str().unwrap();
+        let id = noop["memory_id"].as_str().unwrap();
         let m = app.get(&format!("/v1/memories/{id}")).await.body;
         assert_eq!(m["kind"], "episodic", "{m}");
         assert_eq!(m["memory"], text);
         assert_eq!(m["source"]["type"], "user_stated");
-        assert_eq!(m["provenance"]["extractor"], "rules");
+        assert_eq!(m["provenance"]["said"]["by"], "user", "{m}");
         // Search in the same language finds it first (the user has only
         // this memory, so the ranking must also let it through the floor).
         let hits = app
@@ -96,14 +95,28 @@ async fn messages_the_rules_cannot_read_are_kept_verbatim_and_found(pool: PgPool
         );
         // The same message again is one memory.
         let again = app.infer(user, text).await;
-        assert_eq!(events(&again), ["NOOP"], "{again}");
+        assert_eq!(result(&again, "NOOP")["memory_id"], json!(id), "{again}");
         assert_eq!(memory_texts(&app, user).await, [text]);
     }
-    // English the rules find nothing in is left as before.
+    // Not kept as said: the job keeps it verbatim itself.
+    let body = json!({"user_id": "de2", "wait": true, "store_raw": false,
+        "messages": [{"role": "user", "content": "Ich wohne in Bonn."}]});
+    let job = app.post("/v1/memories", body).await.body;
+    let add = result(&job, "ADD");
+    assert!(
+        add["reason"].as_str().unwrap().contains("kept verbatim"),
+        "{add}"
+    );
+    assert_eq!(memory_texts(&app, "de2").await, ["Ich wohne in Bonn."]);
+    // English the rules find no fact in: kept as it was said all the same.
     let job = app
         .infer("en", "We went hiking near the lake yesterday.")
         .await;
     assert_eq!(events(&job), Vec::<String>::new(), "{job}");
+    assert_eq!(
+        memory_texts(&app, "en").await,
+        ["We went hiking near the lake yesterday."]
+    );
 }
 
 #[sqlx::test(migrations = false)]
@@ -118,10 +131,14 @@ async fn secrets_orders_questions_and_sensitive_clauses_are_not_kept(pool: PgPoo
         .await;
     let mut seen = events(&job);
     seen.sort();
-    assert_eq!(seen, ["ADD", "REJECTED", "REJECTED"], "{job}");
+    assert_eq!(seen, ["NOOP", "REJECTED", "REJECTED"], "{job}");
+    // The order is left out of what was said; the secret is redacted in it.
+    let kept = memory_texts(&app, "u").await;
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept[0].starts_with("Mein Passwort für das Bankkonto ist [REDACTED "));
     assert_eq!(
-        memory_texts(&app, "u").await,
-        ["Ich arbeite bei Bosch in Stuttgart."]
+        kept[1],
+        "Ich arbeite bei Bosch in Stuttgart. Wo wohne ich eigentlich?"
     );
     // The secret is nowhere (redacted as the request was read); the order
     // is in no memory.
@@ -143,35 +160,43 @@ async fn secrets_orders_questions_and_sensitive_clauses_are_not_kept(pool: PgPoo
             "Ich habe Diabetes und spritze Insulin. Mein Hund heißt Bello.",
         )
         .await;
-    let add = result(&job, "ADD");
-    assert_eq!(add["new_content"], "Mein Hund heißt Bello.");
-    assert!(add["reason"].as_str().unwrap().contains("health"), "{add}");
+    let noop = result(&job, "NOOP");
+    assert!(
+        noop["reason"].as_str().unwrap().contains("health"),
+        "{noop}"
+    );
+    assert_eq!(memory_texts(&app, "s").await, ["Mein Hund heißt Bello."]);
     // With consent it is kept whole, marked sensitive.
     let body = json!({"user_id": "consent", "wait": true, "allow_sensitive": true,
         "messages": [{"role": "user", "content": "Ich habe Diabetes und spritze Insulin."}]});
     let r = app.post("/v1/memories", body).await;
-    let add = result(&r.body, "ADD");
+    let noop = result(&r.body, "NOOP");
     let m = app
         .get(&format!(
             "/v1/memories/{}",
-            add["memory_id"].as_str().unwrap()
+            noop["memory_id"].as_str().unwrap()
         ))
         .await
         .body;
     assert_eq!(m["memory"], "Ich habe Diabetes und spritze Insulin.");
     assert_eq!(m["sensitivity"], "health", "{m}");
 
-    // Only questions: nothing kept, and the job says why.
+    // Only questions: what was said, kept as said (they assert nothing, so
+    // the job keeps nothing of its own when what was said is not kept).
     let job = app
         .infer("q", "Wo wohne ich eigentlich? Weißt du das noch?")
         .await;
+    assert!(result(&job, "NOOP")["memory_id"].is_string(), "{job}");
+    let body = json!({"user_id": "q2", "wait": true, "store_raw": false,
+        "messages": [{"role": "user", "content": "Wo wohne ich eigentlich? Weißt du das noch?"}]});
+    let job = app.post("/v1/memories", body).await.body;
     let noop = result(&job, "NOOP");
     let reason = noop["reason"].as_str().unwrap();
     assert!(
         reason.contains("German") && reason.contains("questions"),
         "{reason}"
     );
-    assert!(memory_texts(&app, "q").await.is_empty());
+    assert!(memory_texts(&app, "q2").await.is_empty());
 }
 
 #[sqlx::test(migrations = false)]
@@ -183,9 +208,9 @@ async fn with_unread_messages_skipped_nothing_is_kept_and_the_job_says_so(pool: 
         })
         .spawn()
         .await;
-    let job = app
-        .infer("u", "Ich wohne in Köln und arbeite bei der Telekom.")
-        .await;
+    let body = json!({"user_id": "u", "wait": true, "store_raw": false,
+        "messages": [{"role": "user", "content": "Ich wohne in Köln und arbeite bei der Telekom."}]});
+    let job = app.post("/v1/memories", body).await.body;
     assert_eq!(events(&job), ["NOOP"], "{job}");
     let reason = job["results"][0]["reason"].as_str().unwrap();
     assert!(

@@ -743,8 +743,15 @@ async fn the_oss_routes_speak_the_oss_servers_shape(pool: PgPool) {
         "{}",
         r.body
     );
+    // The fact, and the message kept as it was said (episodic).
     let r = oss(Method::GET, "/mem0-oss/memories?user_id=fay", None).await;
-    assert_eq!(r.body["results"].as_array().unwrap().len(), 1, "{}", r.body);
+    let kinds: Vec<&str> = r.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["semantic", "episodic"], "{}", r.body);
     let r = oss(
         Method::PUT,
         &format!("/mem0-oss/memories/{id}"),

@@ -213,11 +213,13 @@ async fn infer_defaults_to_true_and_answers_202_with_a_job(pool: PgPool) {
     assert_eq!(r.status, StatusCode::ACCEPTED, "body: {}", r.body);
     assert_eq!(r.body["status"], "queued");
     assert!(r.body["job_id"].is_string());
-    assert_eq!(
-        app.count_rows("memories").await,
-        0,
-        "facts come from the job, not the request"
-    );
+    // What was said is kept with the request; facts come from the job.
+    let kept: Vec<(String, Option<String>)> =
+        sqlx::query_as("SELECT content, said_by FROM memories")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(kept, [("I like tea.".to_owned(), Some("user".to_owned()))]);
     assert_eq!(app.count_rows("jobs").await, 1);
 }
 

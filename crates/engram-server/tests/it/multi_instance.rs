@@ -62,8 +62,11 @@ async fn every_job_runs_once_across_instances(pool: PgPool) {
         (n as i64, n as i64),
         "every job done, in one attempt"
     );
+    // Facts only: each message is also kept as it was said, by its request.
     let (memories, adds): (i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM memories), (SELECT count(*) FROM memory_history WHERE event = 'ADD')",
+        "SELECT (SELECT count(*) FROM memories WHERE said_by IS NULL),
+                (SELECT count(*) FROM memory_history h JOIN memories m ON m.id = h.memory_id
+                 WHERE h.event = 'ADD' AND m.said_by IS NULL)",
     )
     .fetch_one(&pool)
     .await

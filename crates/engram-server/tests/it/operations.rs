@@ -161,13 +161,15 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let o = &r.body;
     assert_eq!(o["user_id"], "fay");
+    // What was said counts too: "I live in Oslo." (superseded with its
+    // fact), "I moved to Bergen." and "Hello." are episodic pieces.
     assert_eq!(
         o["by_state"],
-        json!({"live": 3, "superseded": 1, "archived": 0, "expired": 1, "deleted": 1}),
+        json!({"live": 5, "superseded": 2, "archived": 0, "expired": 1, "deleted": 1}),
         "{o}"
     );
-    assert_eq!(o["memories"], 6);
-    assert_eq!(o["by_kind"]["episodic"], 2, "{o}");
+    assert_eq!(o["memories"], 9);
+    assert_eq!(o["by_kind"]["episodic"], 5, "{o}");
     assert_eq!(o["by_kind"]["semantic"], 4, "{o}");
     assert_eq!(o["sessions_total"], 2, "{o}");
     let sessions: Vec<(&str, i64, i64)> = o["sessions"]
@@ -182,7 +184,7 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
             )
         })
         .collect();
-    assert!(sessions.contains(&("fay-talk", 2, 0)), "{sessions:?}");
+    assert!(sessions.contains(&("fay-talk", 2, 1)), "{sessions:?}");
     assert!(sessions.contains(&("fay-chat", 0, 1)), "{sessions:?}");
     assert!(o["last_activity_at"].is_string());
     assert!(!o.to_string().contains("gus"));
@@ -266,7 +268,8 @@ async fn dry_runs_count_exactly_what_goes_and_change_nothing(pool: PgPool) {
     let dry = app.delete("/v1/admin/sources/doc-2?dry_run=true").await;
     assert_eq!(dry.status, StatusCode::OK, "{}", dry.body);
     assert_eq!(dry.body["dry_run"], true);
-    assert_eq!(dry.body["counts"]["memories"], 1, "{}", dry.body);
+    // The fact and the message kept as it was said, both from doc-2.
+    assert_eq!(dry.body["counts"]["memories"], 2, "{}", dry.body);
     assert_eq!(rows_of(&app).await, before, "the dry run changed nothing");
     let live = app.get("/v1/memories?user_id=hal").await;
     assert!(live.body.to_string().contains("Bergen"));
@@ -412,7 +415,11 @@ async fn the_admin_list_filters_by_kind_attribute_source_time_and_text(pool: PgP
             v
         }
     };
-    assert_eq!(list("kinds=episodic").await, ["Lunch with Tom today."]);
+    // A verbatim episodic add, and a message kept as it was said.
+    assert_eq!(
+        list("kinds=episodic").await,
+        ["I live in Lyon.", "Lunch with Tom today."]
+    );
     assert_eq!(
         list("source_type=document").await,
         ["I like 100% dark chocolate."]

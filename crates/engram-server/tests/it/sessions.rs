@@ -280,21 +280,21 @@ async fn the_context_never_exceeds_its_budget_and_keeps_priorities(pool: PgPool)
                 .cloned()
                 .unwrap_or(json!({"included": 0, "offered": 0}))
         };
-        // A lower section only gets room once every higher one is complete.
-        let complete = |s: &str| part(s)["included"] == part(s)["offered"];
-        if part("memories")["included"].as_u64() > Some(0) {
-            assert!(complete("profile"), "{budget}: {c}");
-        }
-        if part("summary")["included"].as_u64() > Some(0)
-            || part("recent")["included"].as_u64() > Some(0)
-        {
-            assert!(complete("profile") && complete("memories"), "{budget}: {c}");
+        // The session's sections only get room once what is recalled has
+        // had its turn; the recalled lines go by value (sessions.rs
+        // `the_block_spends_its_budget_by_value` and engram-context's tests).
+        let recalled: u64 = ["profile", "memories", "said"]
+            .iter()
+            .map(|s| part(s)["included"].as_u64().unwrap_or(0))
+            .sum();
+        if part("summary")["included"].as_u64() > Some(0) {
+            assert!(recalled > 0, "{budget}: {c}");
         }
         if budget == 1 {
             assert_eq!(text, "", "not even the frame fits");
         }
         if budget == 2000 {
-            for s in ["profile", "memories", "summary", "recent"] {
+            for s in ["profile", "memories", "said", "summary", "recent"] {
                 assert!(part(s)["included"].as_u64() > Some(0), "{s}: {c}");
             }
             assert!(
@@ -309,6 +309,14 @@ async fn the_context_never_exceeds_its_budget_and_keeps_priorities(pool: PgPool)
                 text.contains("Saved 20") && text.contains("from the app"),
                 "{text}"
             );
+            // What was said is quoted, dated and named by its conversation;
+            // the turns still in the window are recent turns, not recalled.
+            let said = part("said")["lines"].to_string();
+            assert!(
+                said.contains(", conversation lab, the user said: “"),
+                "{said}"
+            );
+            assert!(!said.contains("Python 3.11"), "in the window: {said}");
         }
     }
     // Recent turns only, newest kept first when tight.
@@ -648,8 +656,10 @@ async fn deleting_a_session_takes_its_facts_and_restores_what_they_replaced(pool
     let r = app.delete("/v1/sessions/move/messages").await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let counts = &r.body["counts"];
-    assert_eq!(counts["memories"], 1, "{counts}");
-    assert_eq!(counts["memories_restored"], 1, "{counts}");
+    // The fact and the turn kept as said go; the Oslo fact and what was
+    // said of it (superseded with it) come back.
+    assert_eq!(counts["memories"], 2, "{counts}");
+    assert_eq!(counts["memories_restored"], 2, "{counts}");
     assert_eq!(counts["sessions"], 1, "{counts}");
     assert_eq!(counts["session_messages"], 1, "{counts}");
     let live = app.get("/v1/memories?user_id=kim").await.body.to_string();
@@ -722,7 +732,19 @@ async fn the_profile_drops_expired_facts_and_keeps_pinned_ones(pool: PgPool) {
         json!({"user_id": "eve", "query": "where am I staying", "token_budget": 500}),
     )
     .await;
-    assert!(!c["text"].as_str().unwrap().contains("Lisbon"), "{c}");
+    // No longer a fact about the user; what was said then may still be
+    // shown, as a dated quote.
+    let facts = c["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["section"] == "profile")
+        .map(|p| p["lines"].to_string())
+        .collect::<String>();
+    assert!(!facts.contains("Lisbon"), "{c}");
+    for line in c["text"].as_str().unwrap().lines() {
+        assert!(!line.contains("Lisbon") || line.contains("said:"), "{line}");
+    }
 }
 
 /// Two summarize jobs folding overlapping turns must not overwrite each

@@ -26,9 +26,12 @@ async fn profile(app: &TestApp, user: &str) -> Vec<String> {
 }
 
 /// Everything search returns for `query` (the user's live memories, as text).
+/// The facts a search finds (what was said is kept whatever it says:
+/// questions, hypotheses and denials are words said, not facts).
 async fn found(app: &TestApp, user: &str, query: &str) -> Vec<String> {
     crate::common::contents(
-        &app.search(json!({"user_id": user, "query": query, "top_k": 20}))
+        &app.search(json!({"user_id": user, "query": query, "top_k": 20,
+                           "filters": {"said": false}}))
             .await,
     )
 }
@@ -127,7 +130,7 @@ async fn forget_and_retractions_retire_facts_and_never_reinforce_them(pool: PgPo
         app.infer("dave", text).await;
     }
     let berlin = app
-        .search(json!({"user_id": "dave", "query": "where do I live"}))
+        .search(json!({"user_id": "dave", "query": "where do I live", "filters": {"said": false}}))
         .await
         .into_iter()
         .find(|h| h["memory"].as_str().unwrap_or("").contains("Berlin"))

@@ -47,6 +47,15 @@ pub(crate) fn push_filter(q: &mut QueryBuilder<'_, Postgres>, tenant: Uuid, f: &
         let kinds: Vec<&'static str> = f.kinds.iter().map(|k| k.as_str()).collect();
         q.push(" AND kind = ANY(").push_bind(kinds).push(")");
     }
+    match f.said {
+        Some(true) => {
+            q.push(" AND said_by IS NOT NULL");
+        }
+        Some(false) => {
+            q.push(" AND said_by IS NULL");
+        }
+        None => {}
+    }
     if let Some(t) = f.created_gte {
         q.push(" AND created_at >= ").push_bind(t);
     }

@@ -49,9 +49,8 @@ impl Store {
     }
 }
 
-/// [`Store::insert_memories`] on a given connection, so a job and its raw
-/// memories can be written in one transaction.
-pub(crate) async fn insert_memories_in(
+/// [`Store::insert_memories`] on a given connection.
+async fn insert_memories_in(
     conn: &mut PgConnection,
     tenant: Uuid,
     items: &[(NewMemory, Vec<f32>)],

@@ -5,11 +5,13 @@
 
 mod filter;
 mod insert;
+mod said;
 
 pub(crate) use filter::push_filter;
 use filter::push_scope;
-pub(crate) use insert::insert_memories_in;
 pub use insert::InsertOutcome;
+pub(crate) use said::{evidence, insert_pieces_in};
+pub use said::{NewPiece, PieceOutcome, Retention, EARLIER};
 
 use engram_core::{HistoryEntry, Memory, MemoryFilter, MemoryPatch, Page, Scope};
 use pgvector::Vector;

@@ -41,6 +41,7 @@ fn context(job_id: Uuid) -> FactContext {
         model: None,
         prompt_version: None,
         actor: format!("job:{job_id}"),
+        evidence_id: None,
     }
 }
 

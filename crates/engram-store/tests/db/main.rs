@@ -46,6 +46,7 @@ fn extraction(user: &str, text: &str) -> NewJob<ExtractionRequest> {
             allow_sensitive: false,
             trusted: false,
             positions: Vec::new(),
+            evidence: Vec::new(),
         },
         idempotency_key: None,
         fingerprint: None,
@@ -56,7 +57,7 @@ fn extraction(user: &str, text: &str) -> NewJob<ExtractionRequest> {
 
 async fn enqueue(store: &Store, job: &NewJob<ExtractionRequest>) -> Uuid {
     let enqueued = store
-        .enqueue_extraction(DEFAULT_TENANT, job, &[], "test")
+        .enqueue_extraction(DEFAULT_TENANT, job, &[], None, "test")
         .await
         .expect("enqueues");
     assert!(enqueued.created);

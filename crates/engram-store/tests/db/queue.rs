@@ -193,10 +193,10 @@ async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(po
         ..extraction("u", "I live in Oslo.")
     };
     let raw = |text: &str| {
-        vec![(
-            NewMemory {
+        vec![engram_store::NewPiece {
+            memory: NewMemory {
                 scope: super::scope("u"),
-                kind: engram_core::MemoryKind::Semantic,
+                kind: engram_core::MemoryKind::Episodic,
                 content: text.into(),
                 importance: 0.5,
                 source: engram_core::Source {
@@ -208,27 +208,36 @@ async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(po
                 expires_at: None,
                 created_at: None,
             },
-            vector(1),
-        )]
+            embedding: vector(1),
+            by: engram_core::Speaker::User,
+            message: 0,
+            seq: None,
+            piece: 0,
+            pieces: 1,
+            sensitivity: None,
+        }]
     };
     let first = store
         .enqueue_extraction(
             DEFAULT_TENANT,
             &keyed("f1"),
             &raw("I live in Oslo."),
+            None,
             "test",
         )
         .await
         .unwrap();
     assert!(first.created && first.raw.len() == 1);
-    let raw_job: Option<uuid::Uuid> = sqlx::query_scalar("SELECT job_id FROM memories")
-        .fetch_one(store.pool())
-        .await
-        .unwrap();
+    // The job names the piece kept with it, for the facts it reads.
+    let evidence: serde_json::Value =
+        sqlx::query_scalar("SELECT payload->'evidence' FROM jobs WHERE id = $1")
+            .bind(first.job_id)
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
     assert_eq!(
-        raw_job,
-        Some(first.job_id),
-        "the raw copy belongs to its job"
+        evidence,
+        serde_json::json!([{"message": 0, "memory_id": first.raw[0].id}])
     );
 
     let repeat = store
@@ -236,6 +245,7 @@ async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(po
             DEFAULT_TENANT,
             &keyed("f1"),
             &raw("I live in Bergen."),
+            None,
             "test",
         )
         .await
@@ -247,6 +257,7 @@ async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(po
             DEFAULT_TENANT,
             &keyed("f2"),
             &raw("I live in Bergen."),
+            None,
             "test",
         )
         .await;

@@ -5,6 +5,9 @@
 use engram_core::decide::{decide, resolve_correction, Decision, ResultEvent};
 use engram_core::extract::{Candidate, ExtractionRequest, FactAction, InputMessage};
 use engram_core::policy::{check_candidate, screen_messages, unread_message, Refusal, Unread};
+use std::collections::HashMap;
+
+use engram_core::said::evidence_for;
 use engram_core::{MemoryKind, SourceType};
 use engram_store::{ExtractionTx, FactContext, JobRow, StoreError};
 use serde::Serialize;
@@ -83,7 +86,29 @@ fn unread_messages(
     for (i, m) in eligible.iter().filter(|(i, _)| !read.contains(i)) {
         let unread =
             "which the rules extractor does not read (configure an LLM to extract facts from it)";
+        let kept_as_said = request.evidence.iter().find(|e| e.message == *i);
         match unread_message(&m.content, request.allow_sensitive) {
+            // Kept already, piece by piece, as what was said.
+            Some(Unread::Keep { language, .. } | Unread::Skip { language, .. })
+                if kept_as_said.is_some() =>
+            {
+                let mut reason = format!(
+                    "written in {}, {unread}; kept as it was said",
+                    language.described()
+                );
+                let sensitive =
+                    engram_core::said::left_out_sensitive(&m.content, request.allow_sensitive);
+                if !sensitive.is_empty() {
+                    reason += &format!(
+                        "; left out: sensitive categories {} (stored only with allow_sensitive: true)",
+                        sensitive.join(", ")
+                    );
+                }
+                left.push(ResultItem {
+                    memory_id: kept_as_said.map(|e| e.memory_id),
+                    ..ResultItem::unread(reason, *i)
+                })
+            }
             None => {}
             Some(Unread::Skip { language, reason }) => left.push(ResultItem::unread(
                 format!(
@@ -208,6 +233,15 @@ pub(super) async fn run(
         .store
         .begin_extraction(job.tenant_id, job.scope(), job.id, now)
         .await?;
+    // What was said, kept with the job: a fact names the piece it was read from.
+    let ids: Vec<Uuid> = request.evidence.iter().map(|e| e.memory_id).collect();
+    let texts = tx.pieces(&ids).await?;
+    let mut said: HashMap<usize, Vec<(Uuid, String)>> = HashMap::new();
+    for e in &request.evidence {
+        if let Some((id, text)) = texts.iter().find(|(id, _)| *id == e.memory_id) {
+            said.entry(e.message).or_default().push((*id, text.clone()));
+        }
+    }
     let (fact_vectors, verbatim_vectors) = vectors.split_at(accepted.len());
     for (c, v) in accepted.iter_mut().zip(fact_vectors) {
         let known = tx.known(c, v, handlers.config.neighbours).await?;
@@ -224,7 +258,7 @@ pub(super) async fn run(
                 v = first;
             }
         }
-        let ctx = fact_context(handlers, job, &request, c);
+        let ctx = fact_context(handlers, job, &request, c, &said);
         let decision = decide(c, &known, &handlers.config.decide);
         results.push(apply(&mut tx, c, &v, &ctx, decision).await?);
     }
@@ -232,7 +266,7 @@ pub(super) async fn run(
     // compares them with what is known (the same text twice is one memory).
     for (kept, v) in verbatim.into_iter().zip(verbatim_vectors) {
         let c = &kept.candidate;
-        let ctx = fact_context(handlers, job, &request, c);
+        let ctx = fact_context(handlers, job, &request, c, &said);
         let id = tx.add(c, v, &ctx, &kept.reason).await?;
         results.push(ResultItem {
             event: if id.is_some() {
@@ -268,6 +302,7 @@ fn fact_context(
     job: &JobRow,
     request: &ExtractionRequest,
     c: &Candidate,
+    said: &HashMap<usize, Vec<(Uuid, String)>>,
 ) -> FactContext {
     let message = &request.messages[c
         .message_index
@@ -293,6 +328,9 @@ fn fact_context(
         model: handlers.extractor.model().map(str::to_owned),
         prompt_version: handlers.extractor.prompt_version().map(str::to_owned),
         actor: format!("job:{}", job.id),
+        evidence_id: said
+            .get(&c.message_index)
+            .and_then(|pieces| evidence_for(pieces, &c.value, &c.statement)),
     }
 }
 

@@ -8,7 +8,8 @@ pub mod rules;
 use async_trait::async_trait;
 
 pub use crate::model::candidate::{
-    Candidate, ExtractionRequest, FactAction, InputMessage, Role, FORGET_EVERYTHING, OTHERS_KEYS,
+    Candidate, Evidence, ExtractionRequest, FactAction, InputMessage, Role, FORGET_EVERYTHING,
+    OTHERS_KEYS,
 };
 pub use crate::text::statement;
 pub use crate::text::{clauses, sentences};

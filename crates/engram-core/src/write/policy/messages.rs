@@ -114,6 +114,7 @@ mod tests {
             allow_sensitive: false,
             trusted,
             positions: Vec::new(),
+            evidence: Vec::new(),
         }
     }
 
