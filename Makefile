@@ -3,7 +3,7 @@
 # private Postgres on 127.0.0.1:$${ENGRAM_PG_PORT:-54329}, and are idempotent.
 SHELL := /bin/bash
 
-.PHONY: run test test-llm test-citus test-docker env lint bench-extraction
+.PHONY: run test test-llm test-citus test-docker env lint bench-extraction bench-facts bench-chat-loop
 
 ## Serve Engram on 127.0.0.1:8420 (ENGRAM_BIND) with embedded defaults.
 run: env
@@ -20,6 +20,14 @@ test-llm: env
 ## Extraction quality against Mem0 on the same local models (docs/BENCHMARKS.md); not in CI: about 1.5 h.
 bench-extraction: env
 	@scripts/bench-extraction.sh
+
+## Fact precision and recall on real user turns, rules and local models (docs/EVALUATION.md); not in CI.
+bench-facts: env
+	@scripts/bench-facts.sh
+
+## The README's chat loop on real multi-session conversations (LoCoMo, REALTALK in ../shared; docs/EVALUATION.md); not in CI.
+bench-chat-loop: env
+	@. $${ENGRAM_DATA_DIR:-.data}/env && cargo run --release --locked -p engram-server --example chat_loop
 
 ## Engram on a 3-node Citus cluster built from ../shared/vendor (installs the Python client it uses).
 test-citus: env

@@ -10,6 +10,8 @@ ALTER TABLE memories
     ADD COLUMN turn_seq bigint CHECK (turn_seq >= 0),
     ADD COLUMN turn_piece integer CHECK (turn_piece >= 0),
     ADD COLUMN turn_pieces integer CHECK (turn_pieces >= 1),
+    -- The speaker's name, when the message gave one (OpenAI's `name`).
+    ADD COLUMN said_as text CHECK (length(said_as) BETWEEN 1 AND 64),
     ADD COLUMN evidence_id uuid;
 
 -- The same words said again by the same speaker are one memory, whichever

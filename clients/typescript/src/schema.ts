@@ -1015,6 +1015,7 @@ export interface components {
             content: string;
             /** @description When it was said; becomes the memory's created_at. */
             created_at?: components["schemas"]["Time"];
+            /** @description The speaker's name (as OpenAI's messages carry it): kept with what they said, and a question that names them finds it. */
             name?: string;
         };
         /** @description Give exactly one of `messages` and `text`, and a `user_id` or `agent_id`. */
@@ -1263,6 +1264,8 @@ export interface components {
                     seq: number | null;
                     piece: number;
                     pieces: number;
+                    /** @description The speaker's name, when the message gave one (`name`). */
+                    name?: string;
                 };
                 /**
                  * Format: uuid

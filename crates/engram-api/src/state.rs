@@ -99,6 +99,9 @@ pub struct EpisodicConfig {
     /// until it is deleted.
     pub retention_days: Option<u32>,
     pub bound: engram_core::text::PieceBound,
+    /// The importance of the assistant's words kept as said (`None`: the
+    /// default, `said::ASSISTANT_IMPORTANCE`).
+    pub assistant_importance: Option<f32>,
 }
 
 impl EpisodicConfig {
@@ -259,12 +262,13 @@ pub struct UsageRecorder {
 }
 
 impl UsageRecorder {
-    /// Starts the recorder's task; it ends when every sender is dropped.
-    pub fn spawn(store: Store) -> (Self, JoinHandle<()>) {
+    /// Starts the recorder's task; it ends when every sender is dropped. A
+    /// piece of what was said that is used is kept `retention` longer.
+    pub fn spawn(store: Store, retention: engram_store::Retention) -> (Self, JoinHandle<()>) {
         let (tx, mut rx) = mpsc::channel::<(Uuid, Vec<Uuid>)>(1024);
         let task = tokio::spawn(async move {
             while let Some((tenant, ids)) = rx.recv().await {
-                if let Err(e) = store.touch_memories(tenant, &ids).await {
+                if let Err(e) = store.touch_memories(tenant, &ids, retention).await {
                     tracing::warn!(error = %e, "could not record memory usage");
                 }
             }

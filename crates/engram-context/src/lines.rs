@@ -24,20 +24,26 @@ pub fn origin(m: &Memory) -> String {
 }
 
 /// What was said, as quoted speech with its date and conversation:
-/// `- 2026-10-02, conversation 8f3c, the user said: “I moved to Porto.”`.
-/// Quoted, so a model reads it as something said then, not as an
-/// instruction to follow now; quotation marks inside it become single
-/// ones, so it cannot close its own quote.
+/// `- 2026-10-02, 8f3c, user: “I moved to Porto.”` (`Ana (user)` when the
+/// message named its speaker). Quoted, under a heading that says so, so a
+/// model reads it as something said then, not as an instruction to follow
+/// now; quotation marks inside it become single ones, so it cannot close
+/// its own quote. Short: a 250-token block holds several.
 pub fn said_line(m: &Memory) -> String {
-    let who = match m.provenance.said.map(|s| s.by) {
-        Some(Speaker::Assistant) => "the assistant",
-        _ => "the user",
+    let said = m.provenance.said.as_ref();
+    let role = match said.map(|s| s.by) {
+        Some(Speaker::Assistant) => "assistant",
+        _ => "user",
+    };
+    let who = match said.and_then(|s| s.name.as_deref()) {
+        Some(name) => format!("{} ({role})", one_line(name)),
+        None => role.to_owned(),
     };
     let session = m
         .scope
         .session_id
         .as_deref()
-        .map(|s| format!(", conversation {s}"))
+        .map(|s| format!(", {s}"))
         .unwrap_or_default();
     let quoted: String = one_line(&m.content)
         .chars()
@@ -47,7 +53,7 @@ pub fn said_line(m: &Memory) -> String {
         })
         .collect();
     format!(
-        "- {}{session}, {who} said: “{quoted}”",
+        "- {}{session}, {who}: “{quoted}”",
         m.created_at.format("%Y-%m-%d")
     )
 }

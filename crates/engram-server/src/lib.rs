@@ -105,7 +105,7 @@ pub async fn prepare(
     store
         .check_embedder(embedder.id(), embedder.dimensions())
         .await?;
-    let (usage, usage_task) = UsageRecorder::spawn(store.clone());
+    let (usage, usage_task) = UsageRecorder::spawn(store.clone(), config.episodic.retention());
     let limiter = config.rate_limit.map(|r| {
         Arc::new(KeyLimiter::keyed(
             governor::Quota::per_second(r.per_second).allow_burst(r.burst),

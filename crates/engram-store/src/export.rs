@@ -112,6 +112,8 @@ pub struct ExportedMemory {
     pub turn_piece: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_pieces: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said_as: Option<String>,
     /// A fact: the piece of what was said it was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_id: Option<Uuid>,
@@ -217,7 +219,7 @@ const EXPORT_MEMORY_COLUMNS: &str = "id, user_id, agent_id, session_id, kind, su
     value, content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
     access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, \
     job_id, extractor, model, prompt_version, base_importance, archived_at, said_by, turn_seq, \
-    turn_piece, turn_pieces, evidence_id";
+    turn_piece, turn_pieces, said_as, evidence_id";
 
 const EXPORT_HISTORY_COLUMNS: &str = "id, memory_id, event, old_content, new_content, \
     old_metadata, new_metadata, actor, reason, created_at, job_id, source_message, extractor, \
@@ -313,14 +315,14 @@ impl Store {
             .collect();
         refuse_foreign_sessions(&mut tx, tenant, &named).await?;
         let mut counts = Counts::new();
-        // Bind parameters are capped at 65535 per statement: 36 per memory row.
+        // Bind parameters are capped at 65535 per statement: 37 per memory row.
         for (chunk, vectors) in doc.memories.chunks(1000).zip(embeddings.chunks(1000)) {
             let mut q: QueryBuilder<'_, Postgres> = QueryBuilder::new(
                 "INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, kind, subject, attribute, \
                  value, content, embedding, content_hash, importance, sensitivity, source_type, source_ref, \
                  confidence, metadata, pinned, access_count, created_at, updated_at, last_used_at, expires_at, \
                  deleted_at, job_id, extractor, model, prompt_version, base_importance, archived_at, \
-                 said_by, turn_seq, turn_piece, turn_pieces, evidence_id) ",
+                 said_by, turn_seq, turn_piece, turn_pieces, said_as, evidence_id) ",
             );
             q.push_values(chunk.iter().zip(vectors), |mut b, (m, v)| {
                 b.push_bind(tenant)
@@ -358,6 +360,7 @@ impl Store {
                     .push_bind(m.turn_seq)
                     .push_bind(m.turn_piece)
                     .push_bind(m.turn_pieces)
+                    .push_bind(&m.said_as)
                     .push_bind(m.evidence_id);
             });
             q.build().execute(&mut *tx).await.map_err(already_there)?;

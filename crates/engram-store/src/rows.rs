@@ -13,7 +13,7 @@ pub(crate) const MEMORY_COLUMNS: &str =
     content, importance, sensitivity, source_type, source_ref, confidence, metadata, pinned, \
     access_count, created_at, updated_at, last_used_at, expires_at, superseded_by, deleted_at, job_id, \
     extractor, model, prompt_version, archived_at, said_by, turn_seq, turn_piece, turn_pieces, \
-    evidence_id";
+    said_as, evidence_id";
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct MemoryRow {
@@ -49,6 +49,7 @@ pub(crate) struct MemoryRow {
     turn_seq: Option<i64>,
     turn_piece: Option<i32>,
     turn_pieces: Option<i32>,
+    said_as: Option<String>,
     evidence_id: Option<Uuid>,
 }
 
@@ -98,6 +99,7 @@ impl From<MemoryRow> for Memory {
                         seq: r.turn_seq,
                         piece: r.turn_piece.unwrap_or(0),
                         pieces: r.turn_pieces.unwrap_or(1),
+                        name: r.said_as,
                     }),
                 evidence_id: r.evidence_id,
             },

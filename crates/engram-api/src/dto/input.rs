@@ -76,6 +76,8 @@ pub struct ValidMessage {
     pub created_at: Option<DateTime<Utc>>,
     /// The kinds of secret redacted from it.
     pub redacted: Vec<&'static str>,
+    /// The speaker's name, when given (OpenAI's `name`).
+    pub name: Option<String>,
 }
 
 /// A text that will be stored: validated, and every secret in it redacted
@@ -87,6 +89,16 @@ pub fn stored_text(
 ) -> Result<(String, Vec<&'static str>), FieldError> {
     let text = validate::content(field, value, limits)?;
     Ok(engram_core::policy::redact(&text))
+}
+
+/// A speaker's name (a message's `name`): an identifier of at most 64
+/// characters, kept with what they said.
+fn speaker_name(field: &str, name: &str, limits: &Limits) -> Result<String, FieldError> {
+    let name = validate::identifier(field, name.trim(), limits)?;
+    if name.chars().count() > 64 {
+        return Err(FieldError::new(field, "must be at most 64 characters"));
+    }
+    Ok(name)
 }
 
 /// The messages of a request, validated, and the positions of those
@@ -141,7 +153,14 @@ pub fn messages(
         .filter(|(i, _)| !skipped.contains(i))
         .collect();
     let mut contents = Vec::with_capacity(kept.len());
+    let mut names = Vec::with_capacity(kept.len());
     for &(i, m) in &kept {
+        names.push(
+            m.name
+                .as_deref()
+                .map(|n| speaker_name(&format!("messages[{i}].name"), n, limits))
+                .transpose()?,
+        );
         contents.push(validate::content(
             &format!("messages[{i}].content"),
             &m.content,
@@ -168,13 +187,14 @@ pub fn messages(
         screened.extend(engram_core::policy::redact_together(&run));
         start = end;
     }
-    for ((position, m), (content, redacted)) in kept.into_iter().zip(screened) {
+    for (((position, m), (content, redacted)), name) in kept.into_iter().zip(screened).zip(names) {
         valid.push(ValidMessage {
             position,
             role: m.role,
             content,
             created_at: m.created_at.map(Timestamp::get),
             redacted,
+            name,
         });
     }
     Ok(Said {

@@ -222,6 +222,7 @@ fn recalled(
             && session_id.is_some()
             && m.provenance
                 .said
+                .as_ref()
                 .and_then(|s| s.seq)
                 .is_some_and(|seq| in_window.contains(&seq))
     };

@@ -87,6 +87,7 @@ pub(crate) fn validate_add(
                 content,
                 created_at: None,
                 redacted,
+                name: None,
             };
             (vec![said], Vec::new())
         }
@@ -325,7 +326,7 @@ pub(crate) async fn enqueue_inferred(
         positions: positions(&common.said),
         evidence: Vec::new(),
     };
-    let turns = said::turns(&request.messages);
+    let turns = said::turns(&common.said, &request.messages);
     let pieces = said::pieces(
         state,
         &turns,
@@ -496,7 +497,7 @@ async fn session_append(
         session_id: Some(session_id.to_owned()),
     };
     let source_ref = session_source(session_id);
-    let kept: Vec<said::Turn> = said::turns(&said)
+    let kept: Vec<said::Turn> = said::turns(messages, &said)
         .into_iter()
         .chain(earlier.iter().map(|r| said::Turn {
             message: engram_store::EARLIER,
@@ -504,6 +505,7 @@ async fn session_append(
             content: &r.redacted,
             said_at: r.said_at,
             seq: Some(r.seq),
+            name: None,
         }))
         .collect();
     let empty = serde_json::json!({});

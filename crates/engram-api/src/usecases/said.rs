@@ -21,19 +21,27 @@ pub(crate) struct Turn<'a> {
     pub content: &'a str,
     pub said_at: DateTime<Utc>,
     pub seq: Option<i64>,
+    /// The speaker's name, when the message gave one.
+    pub name: Option<&'a str>,
 }
 
-/// The turns of a request's messages, each at its place in it.
-pub(crate) fn turns(messages: &[engram_core::extract::InputMessage]) -> Vec<Turn<'_>> {
-    messages
+/// The turns of a request's messages (as validated, and as extraction
+/// reads them, with their times), each at its place in it.
+pub(crate) fn turns<'a>(
+    valid: &'a [crate::dto::ValidMessage],
+    messages: &'a [engram_core::extract::InputMessage],
+) -> Vec<Turn<'a>> {
+    valid
         .iter()
+        .zip(messages)
         .enumerate()
-        .map(|(message, m)| Turn {
+        .map(|(message, (v, m))| Turn {
             message,
             role: m.role,
             content: &m.content,
             said_at: m.created_at,
             seq: None,
+            name: v.name.as_deref(),
         })
         .collect()
 }
@@ -79,7 +87,10 @@ pub(crate) async fn pieces(
                     content: p.text,
                     importance: match by {
                         Speaker::User => opts.importance,
-                        Speaker::Assistant => ASSISTANT_IMPORTANCE.min(opts.importance),
+                        Speaker::Assistant => episodic
+                            .assistant_importance
+                            .unwrap_or(ASSISTANT_IMPORTANCE)
+                            .min(opts.importance),
                     },
                     source: Source {
                         source_type: match by {
@@ -100,13 +111,22 @@ pub(crate) async fn pieces(
                 piece: p.index,
                 pieces: p.of,
                 sensitivity: p.sensitivity,
+                name: t.name.map(str::to_owned),
             });
         }
     }
     if out.is_empty() {
         return Ok(out);
     }
-    let texts: Vec<String> = out.iter().map(|p| p.memory.content.clone()).collect();
+    // A piece is embedded with its speaker's name when given ("Caroline: I
+    // went to a support group"), so a question that names them finds it.
+    let texts: Vec<String> = out
+        .iter()
+        .map(|p| match &p.name {
+            Some(name) => format!("{name}: {}", p.memory.content),
+            None => p.memory.content.clone(),
+        })
+        .collect();
     let vectors = embed_all(state, &texts).await?;
     if vectors.len() != out.len() {
         return Err(ApiError::Internal(format!(

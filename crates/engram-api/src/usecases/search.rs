@@ -274,6 +274,7 @@ fn evidence(
         .iter()
         .map(|(m, _, links)| Surroundings {
             content: &m.content,
+            speaker: m.provenance.said.as_ref().and_then(|s| s.name.as_deref()),
             session: m.scope.session_id.as_deref(),
             neighbour_of: links
                 .iter()

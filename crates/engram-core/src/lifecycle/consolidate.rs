@@ -1160,6 +1160,21 @@ mod tests {
     }
 
     #[test]
+    fn pieces_of_what_was_said_are_never_merged_or_decayed() {
+        let now = at(2026, 6, 1);
+        let mut said = memory("I walk the dog at seven.", at(2025, 1, 1));
+        said.kind = MemoryKind::Episodic;
+        said.said = true;
+        said.last_used_at = None;
+        let mut again = said.clone();
+        again.id = Uuid::now_v7();
+        again.content = "I walk the dog at seven!".into();
+        again.created_at = at(2025, 1, 1);
+        let ops = plan(&[said, again], &ConsolidationParams::defaults(now));
+        assert!(ops.is_empty(), "{ops:?}");
+    }
+
+    #[test]
     fn unused_memories_decay_and_archive_and_use_resets_the_clock() {
         let now = at(2026, 6, 1);
         let mut stale = memory("liked a TV show in 2024", at(2024, 6, 1));

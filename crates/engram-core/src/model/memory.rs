@@ -224,7 +224,7 @@ pub struct Provenance {
 }
 
 /// The turn a piece of what was said came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaidIn {
     pub by: Speaker,
     /// The turn's place in its session (`memory.session_id`); none for an add.
@@ -232,6 +232,9 @@ pub struct SaidIn {
     /// Which piece of the turn (from 0), of how many.
     pub piece: i32,
     pub pieces: i32,
+    /// The speaker's name, when the message gave one ("Caroline").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// What an add did with one input.

@@ -75,6 +75,9 @@ pub struct Evidence {
 #[derive(Debug, Clone)]
 pub struct Surroundings<'a> {
     pub content: &'a str,
+    /// Who said it, when its message named them: a query that names the
+    /// speaker names what they said ("What did Caroline do?").
+    pub speaker: Option<&'a str>,
     pub session: Option<&'a str>,
     /// (index of another candidate, this one's offset from it): `(3, 1)`
     /// means this memory was stored right after candidate 3.
@@ -96,13 +99,19 @@ fn asks(text: &str) -> bool {
     text.contains('?')
 }
 
-/// The share of `names` that `content` mentions as words.
-fn mentions(content: &str, names: &[String]) -> f32 {
+/// The share of `names` that `content` mentions as words, or its speaker
+/// is.
+fn mentions(content: &str, speaker: Option<&str>, names: &[String]) -> f32 {
     if names.is_empty() {
         return 0.0;
     }
     let words: std::collections::HashSet<String> = content
         .split(|c: char| !c.is_alphanumeric())
+        .chain(
+            speaker
+                .into_iter()
+                .flat_map(|s| s.split(|c: char| !c.is_alphanumeric())),
+        )
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
@@ -162,7 +171,7 @@ pub fn with_evidence(
                     .copied()
                     .unwrap_or(0.0)
                     .max(0.0),
-                names: mentions(s.content, names),
+                names: mentions(s.content, s.speaker, names),
             };
             // All-zero weights: the signals are shown, and count for nothing.
             if weights.total() <= 0.0 {
@@ -202,6 +211,7 @@ mod tests {
 
     fn at<'a>(content: &'a str, session: Option<&'a str>, of: &[(usize, i32)]) -> Surroundings<'a> {
         Surroundings {
+            speaker: None,
             content,
             session,
             neighbour_of: of.to_vec(),

@@ -19,6 +19,7 @@ pub struct Turn {
     pub dia_id: String,
     /// Said by speaker a (the user); b is the assistant.
     pub by_user: bool,
+    pub speaker: String,
     pub text: String,
     pub at: Option<DateTime<Utc>>,
 }
@@ -76,6 +77,34 @@ fn answer(qa: &Value) -> String {
     }
 }
 
+/// Real user-assistant conversations (ShareGPT, the sample the fact set
+/// reads: `sharegpt-sample/sharegpt-1003.json`), as (said by the user,
+/// text) turns: the noise a user's other chats add (`EVAL_NOISE`).
+pub fn sharegpt(shared: &str) -> anyhow::Result<Vec<Vec<(bool, String)>>> {
+    let path = format!("{shared}/data/sharegpt-sample/sharegpt-1003.json");
+    let Ok(text) = std::fs::read(&path) else {
+        return Ok(Vec::new());
+    };
+    let convs: Vec<Value> = serde_json::from_slice(&text).context("ShareGPT")?;
+    Ok(convs
+        .iter()
+        .map(|c| {
+            c["conversations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    (
+                        t["from"].as_str() == Some("human"),
+                        t["value"].as_str().unwrap_or("").to_owned(),
+                    )
+                })
+                .filter(|(_, text)| !text.trim().is_empty())
+                .collect()
+        })
+        .collect())
+}
+
 /// LoCoMo, or `None` when its file is absent.
 pub fn locomo(shared: &str) -> anyhow::Result<Option<Dataset>> {
     let path = format!("{shared}/data/locomo/locomo-dev.json");
@@ -105,6 +134,7 @@ pub fn locomo(shared: &str) -> anyhow::Result<Option<Dataset>> {
                     .map(|t| Turn {
                         dia_id: t["dia_id"].as_str().unwrap_or("").to_owned(),
                         by_user: t["speaker"].as_str() == Some(a),
+                        speaker: t["speaker"].as_str().unwrap_or("").to_owned(),
                         text: t["text"].as_str().unwrap_or("").to_owned(),
                         at,
                     })
@@ -177,6 +207,7 @@ pub fn realtalk(shared: &str) -> anyhow::Result<Option<Dataset>> {
                     Turn {
                         dia_id: t["dia_id"].as_str().unwrap_or("").to_owned(),
                         by_user: t["speaker"].as_str() == Some(a),
+                        speaker: t["speaker"].as_str().unwrap_or("").to_owned(),
                         text: t["clean_text"].as_str().unwrap_or("").to_owned(),
                         at,
                     }

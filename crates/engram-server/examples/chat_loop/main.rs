@@ -21,7 +21,14 @@
 //!
 //! Speaker a is the user, b the assistant. `EVAL_BUDGETS` (250,500,1000),
 //! `EVAL_DATASETS` (locomo,realtalk), `ENGRAM_SHARED_DIR` (../shared);
-//! `EVAL_DUMP=FILE` writes each block with its question, to study misses.
+//! `EVAL_DUMP=FILE` writes each block with its question, to study misses;
+//! `EVAL_TOP_K` asks the block for that many candidates; `EVAL_INFER=false`
+//! appends without extraction (what was said only); `EVAL_NAMES=true` names
+//! each message's speaker; `EVAL_ALLOW_SENSITIVE=true` appends with consent
+//! to keep sensitive categories; `EVAL_NOISE=N` first adds N real ShareGPT
+//! chats with an assistant to each user (their other conversations: long
+//! assistant answers), to measure what keeping the assistant's turns costs;
+//! `EVAL_WEIGHTS=r,t,i` the ranking's blend of relevance, recency, importance.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -164,14 +171,49 @@ async fn run_system(
     if system == "chat-all" {
         config.episodic.keep = engram_core::said::KeepTurns::All;
     }
+    // EVAL_WEIGHTS=relevance,recency,importance: the ranking's blend.
+    if let Ok(w) = std::env::var("EVAL_WEIGHTS") {
+        let w: Vec<f32> = w.split(',').filter_map(|x| x.parse().ok()).collect();
+        if let [relevance, recency, importance] = w[..] {
+            config.weights = engram_core::SearchWeights {
+                relevance,
+                recency,
+                importance,
+            };
+        }
+    }
+    // EVAL_ASSISTANT_IMPORTANCE: the prior of the assistant's words.
+    if let Some(w) = std::env::var("EVAL_ASSISTANT_IMPORTANCE")
+        .ok()
+        .and_then(|w| w.parse().ok())
+    {
+        config.episodic.assistant_importance = Some(w);
+    }
     let (base, _) = scratch::serve_with_rules(&pool, &scratch.model_dir, config, KEY).await?;
     let client = reqwest::Client::new();
 
-    // Ingest.
+    // Ingest: EVAL_NOISE real ShareGPT chats of each user first (their
+    // other conversations with an assistant), then the conversation.
+    let noise_per_user: usize = std::env::var("EVAL_NOISE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let noise = if noise_per_user > 0 {
+        data::sharegpt(&std::env::var("ENGRAM_SHARED_DIR").unwrap_or_else(|_| "../shared".into()))?
+    } else {
+        Vec::new()
+    };
     let started = Instant::now();
     let mut turns = 0usize;
+    let mut next_noise = 0;
     for d in datasets {
         for c in &d.conversations {
+            for _ in 0..noise_per_user.min(noise.len()) {
+                let chat = &noise[next_noise % noise.len()];
+                next_noise += 1;
+                turns +=
+                    ingest_noise(&client, &base, system, &user_id(d, c), next_noise, chat).await?;
+            }
             turns += ingest(&client, &base, system, d, c).await?;
         }
     }
@@ -198,10 +240,7 @@ async fn run_system(
                     let r = client
                         .post(format!("{base}/v1/context"))
                         .bearer_auth(KEY)
-                        .json(
-                            &json!({"user_id": user, "query": q.text, "token_budget": budget,
-                                      "reference_time": c.asked_at}),
-                        )
+                        .json(&context_body(&user, &q.text, budget, c))
                         .send()
                         .await?;
                     let status = r.status();
@@ -250,6 +289,19 @@ async fn run_system(
         ));
     }
     Ok(())
+}
+
+/// A context request for a new conversation; EVAL_TOP_K sets its `top_k`.
+fn context_body(user: &str, query: &str, budget: usize, c: &Conversation) -> Value {
+    let mut body = json!({"user_id": user, "query": query, "token_budget": budget,
+                          "reference_time": c.asked_at});
+    if let Some(k) = std::env::var("EVAL_TOP_K")
+        .ok()
+        .and_then(|k| k.parse::<u64>().ok())
+    {
+        body["top_k"] = json!(k);
+    }
+    body
 }
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
@@ -302,6 +354,10 @@ async fn ingest(
             if let Some(at) = t.at {
                 m["created_at"] = json!(at);
             }
+            // EVAL_NAMES=true: each message names its speaker (OpenAI's `name`).
+            if std::env::var("EVAL_NAMES").is_ok_and(|v| v == "true") && !t.speaker.is_empty() {
+                m["name"] = json!(t.speaker.split_whitespace().next().unwrap_or(""));
+            }
             if batch.len() == MAX_MESSAGES || chars + t.text.len() > MAX_CHARS {
                 batches.push(std::mem::take(&mut batch));
                 chars = 0;
@@ -313,10 +369,17 @@ async fn ingest(
         batches.push(batch);
         for messages in batches.into_iter().filter(|b| !b.is_empty()) {
             let (path, body) = if system.starts_with("chat") {
-                (
-                    format!("{base}/v1/sessions/{session}/messages"),
-                    json!({"user_id": user, "messages": messages}),
-                )
+                let mut body = json!({"user_id": user, "messages": messages});
+                // EVAL_INFER=false: what was said only, no extraction.
+                if std::env::var("EVAL_INFER").is_ok_and(|v| v == "false") {
+                    body["infer"] = json!(false);
+                }
+                // EVAL_ALLOW_SENSITIVE=true: the app has the user's consent to
+                // keep sensitive categories (health, orientation, ...).
+                if std::env::var("EVAL_ALLOW_SENSITIVE").is_ok_and(|v| v == "true") {
+                    body["allow_sensitive"] = json!(true);
+                }
+                (format!("{base}/v1/sessions/{session}/messages"), body)
             } else {
                 // Verbatim: what the user said (or everyone, `-all`), one
                 // memory per turn, no inference.
@@ -344,6 +407,63 @@ async fn ingest(
                 // Real data is never refused: an append that is, fails the run.
                 bail!("{system}: {user} {session}: {status} {}", r.text().await?);
             }
+        }
+    }
+    Ok(sent)
+}
+
+/// One noise chat, as `system` sends turns (one request a turn pair,
+/// long turns cut to what a request may carry).
+async fn ingest_noise(
+    client: &reqwest::Client,
+    base: &str,
+    system: &str,
+    user: &str,
+    n: usize,
+    chat: &[(bool, String)],
+) -> anyhow::Result<usize> {
+    let session = format!("{user}-noise-{n}");
+    let mut sent = 0;
+    for pair in chat.chunks(2) {
+        let messages: Vec<Value> = pair
+            .iter()
+            .filter(|(by_user, _)| {
+                system.starts_with("chat") || system.ends_with("-all") || *by_user
+            })
+            .map(|(by_user, text)| {
+                let role = if *by_user || system.starts_with("verbatim") {
+                    "user"
+                } else {
+                    "assistant"
+                };
+                let text: String = text.chars().take(7_000).collect();
+                json!({"role": role, "content": text, "created_at": "2022-01-01T00:00:00Z"})
+            })
+            .collect();
+        if messages.is_empty() {
+            continue;
+        }
+        sent += messages.len();
+        let (path, body) = if system.starts_with("chat") {
+            (
+                format!("{base}/v1/sessions/{session}/messages"),
+                json!({"user_id": user, "messages": messages}),
+            )
+        } else {
+            (
+                format!("{base}/v1/memories"),
+                json!({"user_id": user, "session_id": session, "infer": false, "messages": messages}),
+            )
+        };
+        let r = client
+            .post(path)
+            .bearer_auth(KEY)
+            .json(&body)
+            .send()
+            .await?;
+        if !r.status().is_success() {
+            let status = r.status();
+            bail!("{system}: noise {session}: {status} {}", r.text().await?);
         }
     }
     Ok(sent)

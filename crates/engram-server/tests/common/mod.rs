@@ -267,6 +267,15 @@ impl TestApp {
         r.body["results"].as_array().expect("results").clone()
     }
 
+    /// Appends to a session (201 expected); the response.
+    pub async fn append(&self, session: &str, body: Value) -> Value {
+        let r = self
+            .post(&format!("/v1/sessions/{session}/messages"), body)
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "body: {}", r.body);
+        r.body
+    }
+
     /// Adds one user message with `infer: true, wait: true`; the finished job.
     pub async fn infer(&self, user: &str, text: &str) -> Value {
         let body = serde_json::json!({"user_id": user, "wait": true, "messages": [{"role": "user", "content": text}]});

@@ -15,10 +15,7 @@ use serde_json::{json, Value};
 use sqlx::PgPool;
 
 async fn append(app: &TestApp, session: &str, body: Value) {
-    let r = app
-        .post(&format!("/v1/sessions/{session}/messages"), body)
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    app.append(session, body).await;
 }
 
 /// A session of `user` whose first turns leave a small window: facts about

@@ -33,6 +33,7 @@ mod memories;
 mod multi_instance;
 mod openapi;
 mod operations;
+mod said;
 mod security;
 mod sessions;
 mod startup;

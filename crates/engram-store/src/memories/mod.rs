@@ -85,18 +85,29 @@ impl Store {
         Ok(rows.into_iter().map(Memory::from).collect())
     }
 
-    /// Records that memories were returned to a caller (feeds decay later).
-    pub async fn touch_memories(&self, tenant: Uuid, ids: &[Uuid]) -> Result<(), StoreError> {
+    /// Records that memories were returned to a caller (feeds decay later);
+    /// a piece of what was said with an expiry is kept `retention` from now.
+    pub async fn touch_memories(
+        &self,
+        tenant: Uuid,
+        ids: &[Uuid],
+        retention: Retention,
+    ) -> Result<(), StoreError> {
+        let renewed = retention.and_then(|r| chrono::Utc::now().checked_add_signed(r));
         let mut tx = self.tenant_tx(tenant).await?;
         sqlx::query(
             // Use restores what decay took (consolidation decays from
             // base_importance since last use).
             "UPDATE memories SET last_used_at = now(), access_count = access_count + 1,
-                    importance = coalesce(base_importance, importance)
+                    importance = coalesce(base_importance, importance),
+                    expires_at = CASE WHEN said_by IS NOT NULL AND expires_at IS NOT NULL
+                                           AND $3::timestamptz IS NOT NULL
+                                      THEN greatest(expires_at, $3) ELSE expires_at END
              WHERE tenant_id = $1 AND id = ANY($2)",
         )
         .bind(tenant)
         .bind(ids)
+        .bind(renewed)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -32,6 +32,8 @@ pub struct NewPiece {
     pub pieces: usize,
     /// The sensitive category it states, when the caller allowed it.
     pub sensitivity: Option<String>,
+    /// The speaker's name, when the message gave one.
+    pub name: Option<String>,
 }
 
 /// What became of one piece.
@@ -108,7 +110,7 @@ pub(crate) async fn insert_pieces_in(
         let mut q = QueryBuilder::<Postgres>::new(
             "INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, kind, content, \
              embedding, content_hash, importance, sensitivity, source_type, source_ref, metadata, \
-             expires_at, created_at, updated_at, said_by, turn_seq, turn_piece, turn_pieces) ",
+             expires_at, created_at, updated_at, said_by, turn_seq, turn_piece, turn_pieces, said_as) ",
         );
         q.push_values(chunk, |mut b, (id, p)| {
             let m = &p.memory;
@@ -132,7 +134,8 @@ pub(crate) async fn insert_pieces_in(
                 .push_bind(p.by.as_str())
                 .push_bind(p.seq.or_else(|| seqs.get(p.message).copied()))
                 .push_bind(p.piece as i32)
-                .push_bind(p.pieces as i32);
+                .push_bind(p.pieces as i32)
+                .push_bind(p.name.clone());
         });
         // Another request that stored the same words a moment ago wins;
         // this one finds its row below.

@@ -215,6 +215,7 @@ async fn an_idempotency_key_returns_the_first_job_and_refuses_another_request(po
             piece: 0,
             pieces: 1,
             sensitivity: None,
+            name: None,
         }]
     };
     let first = store

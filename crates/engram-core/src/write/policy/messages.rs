@@ -84,6 +84,12 @@ pub fn check_candidate(
             return Err("not stated as a fact: it is said of someone else".into());
         }
     }
+    // Said or taken back, a fact's value must name something on its own.
+    if c.action != FactAction::Forget && !c.value.trim().is_empty() {
+        if let Some(why) = super::value_problem(super::value::object_of(&c.statement, &c.value)) {
+            return Err(format!("not a fact: {why}"));
+        }
+    }
     let allow = Allowances {
         sensitive: allow_sensitive,
     };

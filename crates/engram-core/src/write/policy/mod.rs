@@ -9,6 +9,7 @@ mod screen;
 mod secrets;
 mod sensitive;
 mod unread;
+pub(crate) mod value;
 
 pub use instructions::{instruction_reason, style_preference, without_instructions};
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
@@ -19,6 +20,7 @@ pub use secrets::{
 };
 pub use sensitive::{sensitive_category, without_sensitive};
 pub use unread::{unread_language, unread_message, Language, Unread};
+pub use value::value_problem;
 
 /// Why a piece of text was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
