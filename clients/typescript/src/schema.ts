@@ -1039,7 +1039,7 @@ export interface components {
             source?: components["schemas"]["Source"];
             /** @default true */
             infer: boolean;
-            /** @description infer: true only. Keep the messages as they were said, as episodic memories in pieces the embedder reads whole (secrets redacted, orders left out, sensitive clauses left out unless allow_sensitive): the user's, or everyone's with ENGRAM_EPISODIC=all. Default: true unless ENGRAM_EPISODIC=off; false keeps none. */
+            /** @description infer: true only. Keep the messages as they were said, as episodic memories in pieces the embedder reads whole (secrets redacted, orders left out, sensitive clauses left out unless allow_sensitive): everyone's (the assistant's with importance 0.3), or the user's only with ENGRAM_EPISODIC=user. Default: true unless ENGRAM_EPISODIC=off; false keeps none. */
             store_raw?: boolean;
             /**
              * @description infer: true only. Wait (bounded by ENGRAM_ADD_WAIT_MS) for the job and answer with it.
@@ -1370,7 +1370,7 @@ export interface components {
              * @default false
              */
             trusted: boolean;
-            /** @description Keep these turns as they were said (episodic memories, searched and recalled in context as quoted speech): the user's, or everyone's with ENGRAM_EPISODIC=all. Default: true unless ENGRAM_EPISODIC=off; false keeps none. Independent of infer. */
+            /** @description Keep these turns as they were said (episodic memories, searched and recalled in context as quoted speech): everyone's (the assistant's with importance 0.3), or the user's only with ENGRAM_EPISODIC=user. Default: true unless ENGRAM_EPISODIC=off; false keeps none. Independent of infer. */
             store_raw?: boolean;
         };
         Turn: {

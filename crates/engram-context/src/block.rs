@@ -79,6 +79,9 @@ pub struct Recalled {
     pub text: String,
     pub value: f32,
     pub sort: i64,
+    /// A heading the line reads under within its section, written once for
+    /// the lines that share it (what was said: its date and conversation).
+    pub group: Option<String>,
 }
 
 /// The candidate lines: what is recalled, as one pool; the summary as it
@@ -120,6 +123,7 @@ impl Candidates {
                 .iter()
                 .map(|r| Recalled {
                     text: escape(&r.text),
+                    group: r.group.as_deref().map(escape),
                     ..r.clone()
                 })
                 .collect(),
@@ -195,7 +199,17 @@ fn render(c: &Candidates, chosen: &Chosen) -> (String, Vec<Part>) {
         if !lines.is_empty() {
             text.push_str("\n\n");
             text.push_str(s.heading());
-            for l in &lines {
+            let mut group: Option<&str> = None;
+            for (&i, l) in idx.iter().zip(&lines) {
+                let g = s
+                    .is_recalled()
+                    .then(|| c.recalled[i].group.as_deref())
+                    .flatten();
+                if g.is_some() && g != group {
+                    text.push_str("\n### ");
+                    text.push_str(g.unwrap_or(""));
+                }
+                group = g;
                 text.push('\n');
                 text.push_str(l);
             }
@@ -236,6 +250,7 @@ pub fn assemble(
     let mut used = frame;
     let mut chosen: Chosen = Vec::new();
     let mut started: Vec<Section> = Vec::new();
+    let mut groups: Vec<&str> = Vec::new();
     // A line's tokens and its break, and its section's heading if it is
     // the section's first; and whether it is.
     let cost = |s: Section, line: &str, started: &[Section]| {
@@ -246,6 +261,13 @@ pub fn assemble(
             0
         };
         (counter.count(line) + 1 + heading, first)
+    };
+    // A group's heading, the first time one of its lines is chosen (an
+    // estimate: a group split by another's line pays again, which the
+    // final count catches).
+    let group_cost = |g: Option<&str>, groups: &[&str]| match g {
+        Some(g) if !groups.contains(&g) => counter.count(g) + 5,
+        _ => 0,
     };
     let mut pooled = false;
     for &s in priority {
@@ -265,12 +287,17 @@ pub fn assemble(
             for i in order {
                 let r = &candidates.recalled[i];
                 let (c, first) = cost(r.section, &r.text, &started);
+                let g = r.group.as_deref();
+                let c = c + group_cost(g, &groups);
                 if used + c > budget {
                     continue;
                 }
                 used += c;
                 if first {
                     started.push(r.section);
+                }
+                if let Some(g) = g.filter(|g| !groups.contains(g)) {
+                    groups.push(g);
                 }
                 chosen.push((r.section, i));
             }
@@ -319,6 +346,7 @@ mod tests {
                 text: format!("- {prefix} fact number {i} about the user"),
                 value: value - i as f32 * 0.001,
                 sort: i as i64,
+                group: None,
             })
             .collect()
     }
@@ -331,6 +359,7 @@ mod tests {
             text: text.into(),
             value: 0.5,
             sort: 0,
+            group: None,
         };
         let cands = Candidates {
             recalled: vec![
@@ -438,12 +467,14 @@ mod tests {
             text: format!("- the user said: “{}”", "word ".repeat(200)),
             value: 0.9,
             sort: 0,
+            group: None,
         };
         let short = Recalled {
             section: Section::Profile,
             text: "- User lives in Porto.".into(),
             value: 0.2,
             sort: 0,
+            group: None,
         };
         let cands = Candidates {
             recalled: vec![long, short],

@@ -23,12 +23,22 @@ pub fn origin(m: &Memory) -> String {
     }
 }
 
-/// What was said, as quoted speech with its date and conversation:
-/// `- 2026-10-02, 8f3c, user: “I moved to Porto.”` (`Ana (user)` when the
-/// message named its speaker). Quoted, under a heading that says so, so a
-/// model reads it as something said then, not as an instruction to follow
-/// now; quotation marks inside it become single ones, so it cannot close
-/// its own quote. Short: a 250-token block holds several.
+/// The heading what was said reads under: its date and conversation
+/// (`2026-10-02, conversation 8f3c`), written once for its lines.
+pub fn said_group(m: &Memory) -> String {
+    let date = m.created_at.format("%Y-%m-%d");
+    match m.scope.session_id.as_deref() {
+        Some(s) => format!("{date}, conversation {}", one_line(s)),
+        None => date.to_string(),
+    }
+}
+
+/// What was said, as quoted speech under its date and conversation
+/// (`said_group`): `- user: “I moved to Porto.”` (`- Ana (user): …` when
+/// the message named its speaker). Quoted, under a heading that says so,
+/// so a model reads it as something said then, not as an instruction to
+/// follow now; quotation marks inside it become single ones, so it cannot
+/// close its own quote. Short: a 250-token block holds several.
 pub fn said_line(m: &Memory) -> String {
     let said = m.provenance.said.as_ref();
     let role = match said.map(|s| s.by) {
@@ -39,12 +49,6 @@ pub fn said_line(m: &Memory) -> String {
         Some(name) => format!("{} ({role})", one_line(name)),
         None => role.to_owned(),
     };
-    let session = m
-        .scope
-        .session_id
-        .as_deref()
-        .map(|s| format!(", {s}"))
-        .unwrap_or_default();
     let quoted: String = one_line(&m.content)
         .chars()
         .map(|c| match c {
@@ -52,10 +56,7 @@ pub fn said_line(m: &Memory) -> String {
             c => c,
         })
         .collect();
-    format!(
-        "- {}{session}, {who}: “{quoted}”",
-        m.created_at.format("%Y-%m-%d")
-    )
+    format!("- {who}: “{quoted}”")
 }
 
 /// "- Saved 2026-10-02 from conversation 8f3c: prefers metric units"

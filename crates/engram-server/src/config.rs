@@ -195,9 +195,9 @@ pub struct ContextArgs {
     )]
     pub summary_max_tokens: u32,
     /// Whose turns are kept as what was said (episodic memories, searched
-    /// and shown in context as quoted speech): the user's, all (the
-    /// assistant's too), or off (facts only).
-    #[arg(long = "episodic", env = "ENGRAM_EPISODIC", value_enum, default_value_t = EpisodicArg::User)]
+    /// and shown in context as quoted speech): all (the user's and, with a
+    /// lower prior, the assistant's), the user's, or off (facts only).
+    #[arg(long = "episodic", env = "ENGRAM_EPISODIC", value_enum, default_value_t = EpisodicArg::All)]
     pub episodic: EpisodicArg,
     /// Days a piece of what was said is kept after it was last said or
     /// used, then it expires; 0 keeps it until it is deleted.

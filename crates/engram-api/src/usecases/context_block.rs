@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use engram_context::lines::{memory_line, profile_line, said_line, turn_line};
+use engram_context::lines::{memory_line, profile_line, said_group, said_line, turn_line};
 use engram_context::{assemble, Candidates, Recalled, Section};
 use engram_core::time::Timestamp;
 use engram_core::validate;
@@ -243,6 +243,7 @@ fn recalled(
             text: profile_line(m),
             value: value + if m.pinned { 1.0 } else { 0.0 },
             sort: 0,
+            group: None,
         }
     });
     let matched = ranked
@@ -250,18 +251,20 @@ fn recalled(
         .filter(|r| !in_this_window(&r.memory))
         .map(|r| {
             let m = &r.memory;
-            let (section, text) = if in_profile.contains(&m.id) {
-                (Section::Profile, profile_line(m))
+            let (section, text, group) = if in_profile.contains(&m.id) {
+                (Section::Profile, profile_line(m), None)
             } else if m.provenance.said.is_some() {
-                (Section::Said, said_line(m))
+                (Section::Said, said_line(m), Some(said_group(m)))
             } else {
-                (Section::Memories, memory_line(m))
+                (Section::Memories, memory_line(m), None)
             };
             Recalled {
                 section,
                 text,
                 value: r.score + if m.pinned { 1.0 } else { 0.0 },
+                // In the order it was said: by time, then turn and piece.
                 sort: m.created_at.timestamp_micros(),
+                group,
             }
         });
     matched.chain(unmatched).collect()

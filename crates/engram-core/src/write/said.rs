@@ -22,9 +22,12 @@ pub use crate::Speaker;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KeepTurns {
     /// The user's turns only.
-    #[default]
     User,
-    /// The user's and the assistant's.
+    /// The user's and the assistant's (the assistant's with a lower prior):
+    /// the default, because users ask what they were told and keeping the
+    /// assistant's turns raised even the recall of the user's own
+    /// (docs/EVALUATION.md, *Assistant turns*).
+    #[default]
     All,
     /// None: only facts are kept.
     Off,

@@ -12,8 +12,9 @@
 //!     EVAL_SYSTEMS=chat,verbatim EVAL_DATASETS=locomo cargo run … --example chat_loop
 //!
 //! Systems, each on a scratch database of its own with its own server:
-//! - `chat`: the chat loop with the defaults (the user's turns kept as said);
-//! - `chat-all`: the same with `ENGRAM_EPISODIC=all` (the assistant's too);
+//! - `chat-all`: the chat loop with the defaults (every turn kept as said,
+//!   the assistant's with a lower prior);
+//! - `chat`: the same with `ENGRAM_EPISODIC=user` (the user's turns only);
 //! - `verbatim`: the user's turns added as memories with `infer: false`;
 //! - `verbatim-all`: every turn so;
 //! - `fts`: Postgres `ts_rank` over every turn (`verbatim-all`'s rows), the
@@ -168,9 +169,10 @@ async fn run_system(
         rate_limit: None,
         ..Default::default()
     };
-    if system == "chat-all" {
-        config.episodic.keep = engram_core::said::KeepTurns::All;
-    }
+    config.episodic.keep = match system {
+        "chat-all" => engram_core::said::KeepTurns::All,
+        _ => engram_core::said::KeepTurns::User,
+    };
     // EVAL_WEIGHTS=relevance,recency,importance: the ranking's blend.
     if let Ok(w) = std::env::var("EVAL_WEIGHTS") {
         let w: Vec<f32> = w.split(',').filter_map(|x| x.parse().ok()).collect();

@@ -162,14 +162,15 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
     let o = &r.body;
     assert_eq!(o["user_id"], "fay");
     // What was said counts too: "I live in Oslo." (superseded with its
-    // fact), "I moved to Bergen." and "Hello." are episodic pieces.
+    // fact), "I moved to Bergen.", "Hello." and the assistant's "Hi." are
+    // episodic pieces.
     assert_eq!(
         o["by_state"],
-        json!({"live": 5, "superseded": 2, "archived": 0, "expired": 1, "deleted": 1}),
+        json!({"live": 6, "superseded": 2, "archived": 0, "expired": 1, "deleted": 1}),
         "{o}"
     );
-    assert_eq!(o["memories"], 9);
-    assert_eq!(o["by_kind"]["episodic"], 5, "{o}");
+    assert_eq!(o["memories"], 10);
+    assert_eq!(o["by_kind"]["episodic"], 6, "{o}");
     assert_eq!(o["by_kind"]["semantic"], 4, "{o}");
     assert_eq!(o["sessions_total"], 2, "{o}");
     let sessions: Vec<(&str, i64, i64)> = o["sessions"]
@@ -184,7 +185,7 @@ async fn a_person_overview_counts_every_state_kind_and_session(pool: PgPool) {
             )
         })
         .collect();
-    assert!(sessions.contains(&("fay-talk", 2, 1)), "{sessions:?}");
+    assert!(sessions.contains(&("fay-talk", 2, 2)), "{sessions:?}");
     assert!(sessions.contains(&("fay-chat", 0, 1)), "{sessions:?}");
     assert!(o["last_activity_at"].is_string());
     assert!(!o.to_string().contains("gus"));

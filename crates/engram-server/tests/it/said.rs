@@ -2,7 +2,8 @@
 //! write path keeps the turns, in pieces that name their turn; the same
 //! words are one memory; a fact names the piece it was read from; deletes,
 //! forgets, redactions, erasure, purges and exports reach every piece;
-//! the assistant's turns are kept only when asked; retention renews.
+//! the assistant's turns are kept with a lower prior unless the server
+//! keeps the user's only; retention renews.
 
 use crate::common::{spawn_app, TestApp, KEY};
 use engram_api::ApiConfig;
@@ -39,18 +40,23 @@ async fn append(app: &TestApp, session: &str, body: Value) -> Value {
     app.append(session, body).await
 }
 
-#[sqlx::test(migrations = false)]
-async fn every_write_path_keeps_what_was_said(pool: PgPool) {
-    let app = spawn_app(pool).await;
-    // A session append, with or without inference.
+/// Ana's first session: one turn of hers, one of the assistant's.
+async fn append_cello_lesson(app: &TestApp) {
     append(
-        &app,
+        app,
         "s1",
         json!({"user_id": "ana", "messages": [
             {"role": "user", "content": "I have a cello lesson every Thursday."},
             {"role": "assistant", "content": "Lovely, how long have you played?"}]}),
     )
     .await;
+}
+
+#[sqlx::test(migrations = false)]
+async fn every_write_path_keeps_what_was_said(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    // A session append, with or without inference.
+    append_cello_lesson(&app).await;
     append(
         &app,
         "s2",
@@ -99,10 +105,11 @@ async fn every_write_path_keeps_what_was_said(pool: PgPool) {
             "I have a cello lesson every Thursday.",
             "I keep bees (/mem0-oss/memories).",
             "I keep bees (/mem0/v3/memories/add/).",
+            "Lovely, how long have you played?",
             "My neighbour Ruth waters my ferns.",
             "We adopted a greyhound called Pip.",
         ],
-        "the assistant's turn is not kept by default"
+        "the assistant's turn is kept too, by default"
     );
     // A session's piece says which turn it was.
     let (_, cello) = kept
@@ -122,7 +129,7 @@ async fn every_write_path_keeps_what_was_said(pool: PgPool) {
         .await;
     let text = c.body["text"].as_str().unwrap();
     assert!(
-        text.contains(", s1, user: “I have a cello lesson every Thursday.”"),
+        text.contains(", conversation s1\n- user: “I have a cello lesson every Thursday.”"),
         "{text}"
     );
     // store_raw: false keeps none.
@@ -180,10 +187,8 @@ async fn long_turns_are_cut_into_pieces_and_the_same_words_are_one_memory(pool: 
 }
 
 #[sqlx::test(migrations = false)]
-async fn the_assistants_turns_are_kept_when_asked(pool: PgPool) {
-    let mut config = ApiConfig::default();
-    config.episodic.keep = engram_core::said::KeepTurns::All;
-    let app = TestApp::builder(pool).config(config).spawn().await;
+async fn the_assistants_turns_are_kept_below_the_users(pool: PgPool) {
+    let app = spawn_app(pool).await;
     append(
         &app,
         "trip",
@@ -218,9 +223,31 @@ async fn the_assistants_turns_are_kept_when_asked(pool: PgPool) {
         c.body["text"]
             .as_str()
             .unwrap()
-            .contains(", trip, assistant: “Try the Torel Palace"),
+            .contains("- assistant: “Try the Torel Palace"),
         "{}",
         c.body
+    );
+}
+
+/// `ENGRAM_EPISODIC=user` keeps the user's turns only; a request's
+/// `store_raw: false` keeps none.
+#[sqlx::test(migrations = false)]
+async fn a_server_can_keep_the_users_turns_only(pool: PgPool) {
+    let mut config = ApiConfig::default();
+    config.episodic.keep = engram_core::said::KeepTurns::User;
+    let app = TestApp::builder(pool).config(config).spawn().await;
+    append_cello_lesson(&app).await;
+    append(
+        &app,
+        "s2",
+        json!({"user_id": "ana", "store_raw": false, "messages": [
+            {"role": "user", "content": "My neighbour Ruth waters my ferns."}]}),
+    )
+    .await;
+    app.settle().await;
+    assert_eq!(
+        texts(&said(&app, "ana").await),
+        ["I have a cello lesson every Thursday."]
     );
 }
 

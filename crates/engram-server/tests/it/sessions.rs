@@ -300,7 +300,8 @@ async fn the_context_never_exceeds_its_budget_and_keeps_priorities(pool: PgPool)
             // What was said is quoted, dated and named by its conversation;
             // the turns still in the window are recent turns, not recalled.
             let said = part("said")["lines"].to_string();
-            assert!(said.contains(", lab, user: “"), "{said}");
+            assert!(said.contains("- user: “"), "{said}");
+            assert!(text.contains(", conversation lab\n- user: “"), "{text}");
             assert!(!said.contains("Python 3.11"), "in the window: {said}");
         }
     }
