@@ -5,14 +5,21 @@ ALTER TABLE memories DROP CONSTRAINT memories_source_type_check;
 ALTER TABLE memories ADD CONSTRAINT memories_source_type_check
     CHECK (source_type IN ('user_stated', 'inferred', 'tool', 'document', 'api', 'assistant'));
 
+-- Columns first, then each constraint named and on its own: Citus refuses
+-- a column added with an unnamed constraint, and constraints added together.
 ALTER TABLE memories
-    ADD COLUMN said_by text CHECK (said_by IN ('user', 'assistant')),
-    ADD COLUMN turn_seq bigint CHECK (turn_seq >= 0),
-    ADD COLUMN turn_piece integer CHECK (turn_piece >= 0),
-    ADD COLUMN turn_pieces integer CHECK (turn_pieces >= 1),
+    ADD COLUMN said_by text,
+    ADD COLUMN turn_seq bigint,
+    ADD COLUMN turn_piece integer,
+    ADD COLUMN turn_pieces integer,
     -- The speaker's name, when the message gave one (OpenAI's `name`).
-    ADD COLUMN said_as text CHECK (length(said_as) BETWEEN 1 AND 64),
+    ADD COLUMN said_as text,
     ADD COLUMN evidence_id uuid;
+ALTER TABLE memories ADD CONSTRAINT memories_said_by_check CHECK (said_by IN ('user', 'assistant'));
+ALTER TABLE memories ADD CONSTRAINT memories_turn_seq_check CHECK (turn_seq >= 0);
+ALTER TABLE memories ADD CONSTRAINT memories_turn_piece_check CHECK (turn_piece >= 0);
+ALTER TABLE memories ADD CONSTRAINT memories_turn_pieces_check CHECK (turn_pieces >= 1);
+ALTER TABLE memories ADD CONSTRAINT memories_said_as_check CHECK (length(said_as) BETWEEN 1 AND 64);
 
 -- The same words said again by the same speaker are one memory, whichever
 -- session they were said in (a later saying reinforces it).
