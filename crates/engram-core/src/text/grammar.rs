@@ -31,6 +31,7 @@ pub const POINTING: &[&str] = &[
     "yours",
     "i",
     "me",
+    "us",
     "one",
     "ones",
     "anything",
@@ -72,10 +73,33 @@ pub const SUBJECTS: &[&str] = &[
     "they've", "you've",
 ];
 
-/// Words that open a subordinate clause inside a value.
+/// Words that open a subordinate clause inside a value, the wh-words of
+/// an embedded question among them ("how it looks", "why it works").
 pub const SUBORDINATORS: &[&str] = &[
     "because", "whenever", "when", "while", "if", "unless", "although", "though", "since",
-    "whereas", "where",
+    "whereas", "where", "how", "why",
+];
+
+/// Object pronouns and demonstratives: a value that ends with one points
+/// back at the conversation ("bananas 2 of the recipes use them", "a blue
+/// one").
+pub const OBJECTS: &[&str] = &[
+    "it", "them", "him", "her", "me", "us", "you", "this", "that", "these", "those", "one", "ones",
+    "there",
+];
+
+/// Nouns for a conversation itself: a thing whose head is one is where
+/// something was said, not what the user has or does ("a WhatsApp group
+/// chat").
+pub const CONVERSATION_NOUNS: &[&str] = &[
+    "chat",
+    "chats",
+    "conversation",
+    "conversations",
+    "message",
+    "messages",
+    "thread",
+    "threads",
 ];
 
 /// Prepositions: a value that begins with one is an adverbial ("for

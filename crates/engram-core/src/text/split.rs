@@ -26,7 +26,9 @@ fn after_abbreviation(before: &str, brk: &str) -> bool {
 
 /// Splits a message into sentences, each with its closing punctuation (so
 /// a question still ends with `?`). A stop ends a sentence only before a
-/// space or the end, so "Python 3.11" and "example.com" stay whole.
+/// space or the end, so "Python 3.11" and "example.com" stay whole. A
+/// list written on one line ("1. apples 2. bananas 3. pears") loses its
+/// numbers: "bananas 2." is not what was said of bananas.
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -39,9 +41,29 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     out.push(&text[start..]);
     out.into_iter()
+        .map(|s| without_list_number(s, text))
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// `sentence` without the number of the next list item it ends with
+/// ("bananas 2." → "bananas"), when the text numbers its items: the
+/// markers 1 to it are all in the text.
+fn without_list_number<'a>(sentence: &'a str, text: &str) -> &'a str {
+    let body = sentence.trim_end().trim_end_matches('.');
+    let Some((before, number)) = body.rsplit_once(char::is_whitespace) else {
+        return sentence;
+    };
+    let Ok(n) = number.parse::<u32>() else {
+        return sentence;
+    };
+    let marker = |k: u32| text.starts_with(&format!("{k}. ")) || text.contains(&format!(" {k}. "));
+    let listed = (2..=50).contains(&n) && (1..=n).all(marker);
+    match listed && sentence.trim_end().ends_with('.') {
+        true => before,
+        false => sentence,
+    }
 }
 
 static CLAUSE_BREAK: LazyLock<Regex> = LazyLock::new(|| {
@@ -115,6 +137,23 @@ mod tests {
         );
         assert_eq!(sentences("Ask Dr. Rao, e.g. today.").len(), 1);
         assert_eq!(sentences("I like it. Mr. Smith does not.").len(), 2);
+    }
+
+    #[test]
+    fn a_list_on_one_line_loses_its_numbers() {
+        assert_eq!(
+            sentences("1. I love apples 2. I dislike bananas 3. I like pears."),
+            ["1.", "I love apples", "I dislike bananas", "I like pears."]
+        );
+        // A number that is no list marker stays.
+        assert_eq!(
+            sentences("We won 2. It was fun."),
+            ["We won 2.", "It was fun."]
+        );
+        assert_eq!(
+            sentences("I have 2. You have 3."),
+            ["I have 2.", "You have 3."]
+        );
     }
 
     #[test]

@@ -89,6 +89,11 @@ pub fn check_candidate(
         if let Some(why) = super::value_problem(super::value::object_of(&c.statement, &c.value)) {
             return Err(format!("not a fact: {why}"));
         }
+        if c.attribute.split('.').next() == Some("project") {
+            if let Some(why) = super::value::project_problem(&c.value) {
+                return Err(format!("not a fact: {why}"));
+            }
+        }
     }
     let allow = Allowances {
         sensitive: allow_sensitive,

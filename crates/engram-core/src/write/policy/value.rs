@@ -27,8 +27,8 @@
 //! The word classes are the closed classes of `text::grammar`.
 
 use crate::text::grammar::{
-    is, ADVERBS, AUXILIARIES, CONJUNCTIONS, DETERMINERS, DISCOURSE_NOUNS, POINTING, PREPOSITIONS,
-    SUBJECTS, SUBORDINATORS,
+    is, ADVERBS, AUXILIARIES, CONJUNCTIONS, CONVERSATION_NOUNS, DETERMINERS, DISCOURSE_NOUNS,
+    OBJECTS, POINTING, PREPOSITIONS, SUBJECTS, SUBORDINATORS,
 };
 
 /// The most words a fact's value has ("a US based personal finance coach").
@@ -83,6 +83,7 @@ pub fn value_problem(value: &str) -> Option<&'static str> {
         CONJUNCTIONS,
         AUXILIARIES,
         ADVERBS,
+        OBJECTS,
     ]
     .iter()
     .any(|class| is(class, last));
@@ -93,6 +94,27 @@ pub fn value_problem(value: &str) -> Option<&'static str> {
         return Some("its value is longer than a fact's value is");
     }
     None
+}
+
+/// Why `value` cannot be what the user works on, if it cannot: a project
+/// is a thing one can name, so a bare common noun ("progress", "myself",
+/// "stuff") is how people talk, not a project. It must open with a
+/// determiner or possessive ("a novel", "my thesis"), hold a name ("the
+/// Rust port", "Engram"), or be a doing with its object ("building a shed").
+pub fn project_problem(value: &str) -> Option<&'static str> {
+    let raw: Vec<&str> = value.split_whitespace().collect();
+    let first = raw.first()?.to_lowercase();
+    let determined = is(DETERMINERS, &first);
+    let named = raw
+        .iter()
+        .any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let doing = raw.len() >= 2 && first.ends_with("ing");
+    match determined || named || doing {
+        true => None,
+        false => {
+            Some("a project is a thing one can name (\"my thesis\", \"Engram\"), not a bare word")
+        }
+    }
 }
 
 /// A pronoun or demonstrative first; a noun for something said first (after
@@ -107,6 +129,16 @@ fn points_back(words: &[String], raw: &[&str]) -> bool {
         false => Some(first),
     };
     if head.is_some_and(|h| is(DISCOURSE_NOUNS, h)) {
+        return true;
+    }
+    // An English noun phrase's head is its last word before what modifies
+    // it ("a WhatsApp group chat for volunteers" → "chat").
+    let phrase_end = words
+        .iter()
+        .skip(1)
+        .position(|w| is(PREPOSITIONS, w))
+        .map_or(words.len(), |i| i + 1);
+    if is(CONVERSATION_NOUNS, &words[phrase_end - 1]) {
         return true;
     }
     first == "the"
@@ -172,6 +204,9 @@ mod tests {
             "the calm",
             "the vibe of the city",
             "the charismatic characters",
+            "a WhatsApp group chat for volunteers",
+            "the group chat",
+            "us",
         ] {
             assert!(value_problem(v).is_some(), "{v}");
         }
@@ -198,6 +233,10 @@ mod tests {
             "tv shows or movies more",
             "And, not actually flying them",
             "yet",
+            "how it looks",
+            "why it works so well",
+            "bananas 2 of the recipes use them",
+            "a blue one",
         ] {
             assert!(value_problem(v).is_some(), "{v}");
         }
@@ -217,6 +256,23 @@ mod tests {
         assert!(
             value_problem(object_of("User likes the idea of more variety.", "likes")).is_some()
         );
+    }
+
+    #[test]
+    fn a_project_is_a_thing_one_can_name() {
+        use super::project_problem;
+        for v in [
+            "my thesis",
+            "a novel",
+            "Engram",
+            "the Rust port",
+            "building a shed",
+        ] {
+            assert_eq!(project_problem(v), None, "{v}");
+        }
+        for v in ["progress", "stuff", "myself", "it", "improving"] {
+            assert!(project_problem(v).is_some(), "{v}");
+        }
     }
 
     #[test]
