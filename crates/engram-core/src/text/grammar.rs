@@ -100,6 +100,20 @@ pub const CONVERSATION_NOUNS: &[&str] = &[
     "messages",
     "thread",
     "threads",
+    "forum",
+    "forums",
+    "subreddit",
+    "subreddits",
+    "channel",
+    "channels",
+];
+
+/// Light verbs, as their -ing form: they mean little without what follows
+/// ("making this cake", "going on road trips", "getting lost"), so a liking
+/// of the verb alone, or with only a participle, was cut short.
+pub const LIGHT_VERBS: &[&str] = &[
+    "doing", "making", "going", "getting", "having", "taking", "giving", "coming", "putting",
+    "keeping", "letting", "setting", "trying", "using", "being", "finding", "seeing", "bringing",
 ];
 
 /// Prepositions: a value that begins with one is an adverbial ("for

@@ -89,8 +89,9 @@ pub fn check_candidate(
         if let Some(why) = super::value_problem(super::value::object_of(&c.statement, &c.value)) {
             return Err(format!("not a fact: {why}"));
         }
-        if c.attribute.split('.').next() == Some("project") {
-            if let Some(why) = super::value::project_problem(&c.value) {
+        let family = c.attribute.split('.').next().unwrap_or("");
+        if matches!(family, "project" | "learning") {
+            if let Some(why) = super::value::work_problem(family, &c.value) {
                 return Err(format!("not a fact: {why}"));
             }
         }

@@ -28,7 +28,7 @@
 
 use crate::text::grammar::{
     is, ADVERBS, AUXILIARIES, CONJUNCTIONS, CONVERSATION_NOUNS, DETERMINERS, DISCOURSE_NOUNS,
-    OBJECTS, POINTING, PREPOSITIONS, SUBJECTS, SUBORDINATORS,
+    LIGHT_VERBS, OBJECTS, POINTING, PREPOSITIONS, SUBJECTS, SUBORDINATORS,
 };
 
 /// The most words a fact's value has ("a US based personal finance coach").
@@ -74,6 +74,11 @@ pub fn value_problem(value: &str) -> Option<&'static str> {
     if holds_a_clause(&words) {
         return Some("its value is a piece of a sentence, not a thing");
     }
+    if cut_short(&words) {
+        return Some(
+            "its value is a light verb cut from what it does (\"making\" of \"making this cake\")",
+        );
+    }
     let opens_wrong = [PREPOSITIONS, AUXILIARIES, ADVERBS, CONJUNCTIONS]
         .iter()
         .any(|class| is(class, first));
@@ -96,20 +101,37 @@ pub fn value_problem(value: &str) -> Option<&'static str> {
     None
 }
 
-/// Why `value` cannot be what the user works on, if it cannot: a project
-/// is a thing one can name, so a bare common noun ("progress", "myself",
-/// "stuff") is how people talk, not a project. It must open with a
-/// determiner or possessive ("a novel", "my thesis"), hold a name ("the
-/// Rust port", "Engram"), or be a doing with its object ("building a shed").
-pub fn project_problem(value: &str) -> Option<&'static str> {
+/// A light verb alone, or with only a participle or, after a copular one
+/// ("getting", "being"), one word ("making", "getting lost"): what it does
+/// was cut off.
+fn cut_short(words: &[String]) -> bool {
+    let copular = matches!(words[0].as_str(), "getting" | "being");
+    is(LIGHT_VERBS, &words[0])
+        && (words.len() == 1 || (words.len() == 2 && (copular || words[1].ends_with("ed"))))
+}
+
+/// Why `value` cannot be what the user works on or learns (`family`
+/// `project` or `learning`), if it cannot: it must be a thing one can name.
+/// "a project", "a ton", "a difference" (an indefinite article and one
+/// common noun) name none; nor does a bare common noun as a project
+/// ("progress", "stuff"), though one learns "guitar". Kept: "my thesis",
+/// "Engram", "the Rust port", "building a shed", "a novel about my
+/// grandmother".
+pub fn work_problem(family: &str, value: &str) -> Option<&'static str> {
     let raw: Vec<&str> = value.split_whitespace().collect();
     let first = raw.first()?.to_lowercase();
-    let determined = is(DETERMINERS, &first);
     let named = raw
         .iter()
         .any(|w| w.chars().next().is_some_and(char::is_uppercase));
+    if named {
+        return None;
+    }
+    if raw.len() == 2 && matches!(first.as_str(), "a" | "an") {
+        return Some("it names no particular thing (\"a project\", \"a ton\")");
+    }
+    let determined = is(DETERMINERS, &first);
     let doing = raw.len() >= 2 && first.ends_with("ing");
-    match determined || named || doing {
+    match family != "project" || determined || doing {
         true => None,
         false => {
             Some("a project is a thing one can name (\"my thesis\", \"Engram\"), not a bare word")
@@ -205,6 +227,7 @@ mod tests {
             "the vibe of the city",
             "the charismatic characters",
             "a WhatsApp group chat for volunteers",
+            "a fantasy literature forum",
             "the group chat",
             "us",
         ] {
@@ -259,19 +282,42 @@ mod tests {
     }
 
     #[test]
-    fn a_project_is_a_thing_one_can_name() {
-        use super::project_problem;
+    fn work_and_learning_name_a_thing() {
+        use super::work_problem;
         for v in [
             "my thesis",
-            "a novel",
+            "a novel about my grandmother",
             "Engram",
             "the Rust port",
             "building a shed",
+            "an Android app",
         ] {
-            assert_eq!(project_problem(v), None, "{v}");
+            assert_eq!(work_problem("project", v), None, "{v}");
         }
-        for v in ["progress", "stuff", "myself", "it", "improving"] {
-            assert!(project_problem(v).is_some(), "{v}");
+        for v in [
+            "progress",
+            "stuff",
+            "myself",
+            "it",
+            "improving",
+            "a project",
+            "a difference",
+        ] {
+            assert!(work_problem("project", v).is_some(), "{v}");
+        }
+        for v in ["guitar", "German", "machine learning", "to code"] {
+            assert_eq!(work_problem("learning", v), None, "{v}");
+        }
+        assert!(work_problem("learning", "a ton").is_some());
+    }
+
+    #[test]
+    fn a_light_verb_cut_from_what_it_does_is_refused() {
+        for v in ["making", "going", "getting lost", "getting immersed"] {
+            assert!(value_problem(v).is_some(), "{v}");
+        }
+        for v in ["making pottery", "hiking", "dancing", "doing crosswords"] {
+            assert_eq!(value_problem(v), None, "{v}");
         }
     }
 
