@@ -7,6 +7,7 @@
 # and prints the table docs/EVALUATION.md holds.
 #   FACTS_SYSTEMS="rules engram-0.5b engram-1.5b" (default: all)
 #   FACTS_PARTS=dev,report (default); blind once, at the end
+#   FACTS_BEARING=1: only the turns that hold a labelled fact
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DATA="${ENGRAM_DATA_DIR:-$ROOT/.data}"
@@ -60,7 +61,7 @@ for system in $SYSTEMS; do
     *) echo "[facts] unknown system $system" >&2; exit 2 ;;
   esac
   python3 "$RUN" --url "$SCRATCH_URL" --key "$SCRATCH_KEY" --part "$PARTS" --label "$system" \
-    --data "$SHARED/data" --out "$OUT/$system.json"
+    --data "$SHARED/data" --out "$OUT/$system.json" ${FACTS_BEARING:+--bearing}
   scratch_cleanup; SCRATCH_PID=""; SCRATCH_DB=""
   results+=("$OUT/$system.json")
 done

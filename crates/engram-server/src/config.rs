@@ -208,6 +208,24 @@ pub struct ContextArgs {
         value_parser = clap::value_parser!(u32).range(0..=36500)
     )]
     pub episodic_retention_days: u32,
+    /// The importance (0–1) of the assistant's words kept as said; the
+    /// user's are 0.5, so among equally relevant pieces the user's come
+    /// first. A chat between two people can set 0.5.
+    #[arg(
+        long = "episodic-assistant-importance",
+        env = "ENGRAM_EPISODIC_ASSISTANT_IMPORTANCE",
+        default_value_t = engram_core::said::ASSISTANT_IMPORTANCE,
+        value_parser = unit_interval
+    )]
+    pub episodic_assistant_importance: f32,
+}
+
+/// A number from 0 to 1.
+fn unit_interval(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("a number from 0 to 1".to_owned()),
+    }
 }
 
 /// Whose turns are kept as what was said.
@@ -229,6 +247,7 @@ impl ContextArgs {
             },
             retention_days: (self.episodic_retention_days > 0)
                 .then_some(self.episodic_retention_days),
+            assistant_importance: Some(self.episodic_assistant_importance),
             ..Default::default()
         }
     }

@@ -15,6 +15,8 @@
 //! - `chat-all`: the chat loop with the defaults (every turn kept as said,
 //!   the assistant's with a lower prior);
 //! - `chat`: the same with `ENGRAM_EPISODIC=user` (the user's turns only);
+//! - `chat-facts`: the same with `ENGRAM_EPISODIC=off`: facts only, what
+//!   the chat loop kept before the episodic layer;
 //! - `verbatim`: the user's turns added as memories with `infer: false`;
 //! - `verbatim-all`: every turn so;
 //! - `fts`: Postgres `ts_rank` over every turn (`verbatim-all`'s rows), the
@@ -114,7 +116,10 @@ async fn evaluate() -> anyhow::Result<()> {
         .iter()
         .filter_map(|b| b.parse().ok())
         .collect();
-    let systems = list("EVAL_SYSTEMS", "chat,chat-all,verbatim,verbatim-all,fts");
+    let systems = list(
+        "EVAL_SYSTEMS",
+        "chat-facts,chat,chat-all,verbatim,verbatim-all,fts",
+    );
     let mut dump = match std::env::var("EVAL_DUMP") {
         Ok(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
         Err(_) => None,
@@ -171,6 +176,7 @@ async fn run_system(
     };
     config.episodic.keep = match system {
         "chat-all" => engram_core::said::KeepTurns::All,
+        "chat-facts" => engram_core::said::KeepTurns::Off,
         _ => engram_core::said::KeepTurns::User,
     };
     // EVAL_WEIGHTS=relevance,recency,importance: the ranking's blend.
