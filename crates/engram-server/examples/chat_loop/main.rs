@@ -404,17 +404,7 @@ async fn ingest(
                            "messages": messages}),
                 )
             };
-            let r = client
-                .post(path)
-                .bearer_auth(KEY)
-                .json(&body)
-                .send()
-                .await?;
-            if !r.status().is_success() {
-                let status = r.status();
-                // Real data is never refused: an append that is, fails the run.
-                bail!("{system}: {user} {session}: {status} {}", r.text().await?);
-            }
+            post(client, path, &body, &format!("{system}: {user} {session}")).await?;
         }
     }
     Ok(sent)
@@ -463,18 +453,25 @@ async fn ingest_noise(
                 json!({"user_id": user, "session_id": session, "infer": false, "messages": messages}),
             )
         };
-        let r = client
-            .post(path)
-            .bearer_auth(KEY)
-            .json(&body)
-            .send()
-            .await?;
-        if !r.status().is_success() {
-            let status = r.status();
-            bail!("{system}: noise {session}: {status} {}", r.text().await?);
-        }
+        post(client, path, &body, &format!("{system}: noise {session}")).await?;
     }
     Ok(sent)
+}
+
+/// Posts `body` to `path`. Real data is never refused: an append that is
+/// fails the run, naming `what`.
+async fn post(
+    client: &reqwest::Client,
+    path: String,
+    body: &Value,
+    what: &str,
+) -> anyhow::Result<()> {
+    let r = client.post(path).bearer_auth(KEY).json(body).send().await?;
+    if !r.status().is_success() {
+        let status = r.status();
+        bail!("{what}: {status} {}", r.text().await?);
+    }
+    Ok(())
 }
 
 /// Waits until every job has ended.
