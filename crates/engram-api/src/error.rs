@@ -24,6 +24,9 @@ pub enum ApiError {
     TenantNotFound,
     #[error("rate limit exceeded; retry in {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
+    /// The tenant's jobs waiting reached `ENGRAM_MAX_QUEUED_JOBS`.
+    #[error("this tenant has {0} extraction jobs waiting, the most this server queues for one tenant (ENGRAM_MAX_QUEUED_JOBS); retry when some have run, or add with infer: false")]
+    QueueFull(i64),
     #[error("the request took longer than this server allows")]
     Timeout,
     #[error("a database query took longer than this server allows (ENGRAM_STATEMENT_TIMEOUT_MS); narrow the request or retry later")]
@@ -77,6 +80,11 @@ fn kind(e: &ApiError) -> (StatusCode, &'static str, &'static str) {
             StatusCode::TOO_MANY_REQUESTS,
             "rate-limited",
             "Too many requests",
+        ),
+        QueueFull(_) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "queue-full",
+            "Too many jobs waiting",
         ),
         Timeout => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -178,6 +186,7 @@ impl From<StoreError> for ApiError {
                 Self::Unavailable("the database is unavailable; retry shortly".into())
             }
             StoreError::StatementTimeout => Self::QueryTimeout,
+            StoreError::QueueFull(n) => Self::QueueFull(n),
             other => Self::Internal(other.to_string()),
         }
     }
@@ -227,6 +236,8 @@ impl IntoResponse for ApiError {
         let retry_after = match self {
             Self::RateLimited { retry_after_secs } => Some(retry_after_secs),
             Self::QueryTimeout | Self::Overloaded | Self::TooManyConcurrent(_) => Some(1),
+            // A burst drains at tens of jobs a second with the rules.
+            Self::QueueFull(_) => Some(5),
             _ => None,
         };
         if let Some(secs) = retry_after {

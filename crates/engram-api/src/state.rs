@@ -32,6 +32,9 @@ pub struct ApiConfig {
     pub add_wait_timeout: std::time::Duration,
     /// Attempts before an extraction job is failed for good.
     pub job_max_attempts: i32,
+    /// Extraction jobs one tenant may have waiting (429 `queue-full` past
+    /// it); `None`: no cap.
+    pub max_queued_jobs: Option<u32>,
     /// Requests per second each key may make (sustained), and the burst above
     /// it; `None` turns rate limiting off.
     pub rate_limit: Option<RateLimit>,
@@ -131,6 +134,7 @@ impl Default for ApiConfig {
             time_weight: 0.3,
             add_wait_timeout: std::time::Duration::from_secs(10),
             job_max_attempts: 5,
+            max_queued_jobs: Some(5000),
             rate_limit: None,
             request_timeout: std::time::Duration::from_secs(30),
             statement_timeout: Some(std::time::Duration::from_secs(5)),

@@ -139,22 +139,7 @@ fn steering_is_refused_and_style_and_facts_kept() {
 
 /// One user message, as an extraction job reads it.
 fn user_request(text: &str) -> engram_core::extract::ExtractionRequest {
-    use engram_core::extract::{ExtractionRequest, InputMessage, Role};
-    ExtractionRequest {
-        messages: vec![InputMessage {
-            role: Role::User,
-            content: text.to_owned(),
-            created_at: chrono::Utc::now(),
-        }],
-        source: engram_core::Source {
-            source_type: engram_core::SourceType::UserStated,
-            source_ref: None,
-        },
-        allow_sensitive: false,
-        trusted: false,
-        positions: Vec::new(),
-        evidence: Vec::new(),
-    }
+    engram_core::extract::ExtractionRequest::user_said(text)
 }
 
 /// What the rules extractor stores from one user message, after the

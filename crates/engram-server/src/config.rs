@@ -611,6 +611,14 @@ pub struct ServeArgs {
         default_value_t = 5
     )]
     pub job_max_attempts: i32,
+    /// Extraction jobs one tenant may have waiting; an add or append that
+    /// would queue one more is answered 429 (queue-full). 0: no cap.
+    #[arg(
+        long = "max-queued-jobs",
+        env = "ENGRAM_MAX_QUEUED_JOBS",
+        default_value_t = 5000
+    )]
+    pub max_queued_jobs: u32,
     /// Requests per second each API key may make on average; 0 turns the
     /// limit off.
     #[arg(
@@ -800,6 +808,7 @@ impl ServeArgs {
             time_weight: self.time_weight.clamp(0.0, 1.0),
             add_wait_timeout: std::time::Duration::from_millis(self.add_wait_ms),
             job_max_attempts: self.job_max_attempts.max(1),
+            max_queued_jobs: (self.max_queued_jobs > 0).then_some(self.max_queued_jobs),
             rate_limit: std::num::NonZeroU32::new(self.rate_limit_per_second).map(|per_second| {
                 engram_api::RateLimit {
                     per_second,

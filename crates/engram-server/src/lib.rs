@@ -114,7 +114,9 @@ pub async fn prepare(
     let admission = Arc::new(engram_api::Admission::new(&config));
     let state = AppState {
         admission,
-        store: store.with_statement_timeout(config.statement_timeout),
+        store: store
+            .with_statement_timeout(config.statement_timeout)
+            .with_queue_cap(config.max_queued_jobs),
         embedder,
         config: Arc::new(config),
         api_key: ApiKey::new(api_key),

@@ -46,6 +46,10 @@ pub enum StoreError {
     /// An idempotency key already names a different request.
     #[error("this Idempotency-Key was used for a different request")]
     IdempotencyKeyReused,
+    /// The tenant already has this many jobs waiting (the store's queue
+    /// cap): nothing was written.
+    #[error("the tenant has {0} jobs waiting, its limit; retry when some have run")]
+    QueueFull(i64),
     #[error("database schema is not migrated to this version")]
     NotMigrated,
     #[error("{0}")]

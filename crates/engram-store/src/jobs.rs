@@ -48,6 +48,24 @@ pub struct NewJob<P: JobPayload> {
     pub source_ref: Option<String>,
 }
 
+impl NewJob<ExtractionRequest> {
+    /// An extraction of `request` for `user`, with no idempotency key and
+    /// three attempts: what tests and benchmarks queue.
+    pub fn extraction(user: &str, request: ExtractionRequest) -> Self {
+        Self {
+            scope: Scope {
+                user_id: Some(user.to_owned()),
+                ..Default::default()
+            },
+            payload: request,
+            idempotency_key: None,
+            fingerprint: None,
+            max_attempts: 3,
+            source_ref: None,
+        }
+    }
+}
+
 /// Jobs of one kind and status still to finish.
 #[derive(Debug, sqlx::FromRow)]
 pub struct QueueStat {
@@ -234,16 +252,34 @@ pub enum ConsolidateOutcome {
 
 /// Inserts a job inside the caller's transaction and wakes the workers when
 /// it commits; `None` when the idempotency key names an existing job.
+/// Inserts a job; `None` when its idempotency key names a job already
+/// there. With a `cap`, refused (`QueueFull`) while the tenant has that many
+/// jobs waiting (two enqueues at once may both pass at the edge).
 pub(crate) async fn insert_job_in<P: JobPayload>(
     tx: &mut sqlx::PgConnection,
     tenant: Uuid,
     job: &NewJob<P>,
+    cap: Option<i64>,
 ) -> Result<Option<Uuid>, StoreError> {
     let payload = serde_json::to_value(&job.payload)
         .map_err(|e| StoreError::Internal(format!("a job payload did not serialise: {e}")))?;
+    if let Some(cap) = cap {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT 1 FROM jobs
+              WHERE tenant_id = $1 AND status = 'queued' LIMIT $2) w",
+        )
+        .bind(tenant)
+        .bind(cap)
+        .fetch_one(&mut *tx)
+        .await?;
+        if waiting >= cap {
+            return Err(StoreError::QueueFull(cap));
+        }
+    }
+    let turn = user_turn(tx, tenant, job.scope.user_id.as_deref()).await?;
     let id: Option<Uuid> = sqlx::query_scalar(
-        "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref, request_fingerprint)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        "INSERT INTO jobs (tenant_id, id, kind, user_id, agent_id, session_id, payload, idempotency_key, max_attempts, source_ref, request_fingerprint, user_turn)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
          RETURNING id",
     )
@@ -258,6 +294,7 @@ pub(crate) async fn insert_job_in<P: JobPayload>(
     .bind(job.max_attempts)
     .bind(&job.source_ref)
     .bind(&job.fingerprint)
+    .bind(turn)
     .fetch_optional(&mut *tx)
     .await?;
     if id.is_some() {
@@ -268,6 +305,31 @@ pub(crate) async fn insert_job_in<P: JobPayload>(
             .await?;
     }
     Ok(id)
+}
+
+/// A new job's turn among its tenant's users (start-time fair queuing): one
+/// after its user's last waiting job, and never before the tenant's oldest
+/// waiting turn, so a user new to the queue is served in the next round and
+/// one who queued a burst takes a turn per round. Read apart from the
+/// insert: Citus takes no subquery in an INSERT's values.
+async fn user_turn(
+    tx: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    user: Option<&str>,
+) -> Result<i64, StoreError> {
+    let (users_last, tenants_first): (Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT (SELECT max(user_turn) FROM jobs WHERE tenant_id = $1
+                   AND user_id IS NOT DISTINCT FROM $2 AND status IN ('queued', 'running')),
+                (SELECT min(user_turn) FROM jobs WHERE tenant_id = $1
+                   AND status IN ('queued', 'running'))",
+    )
+    .bind(tenant)
+    .bind(user)
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(users_last
+        .map_or(0, |t| t + 1)
+        .max(tenants_first.unwrap_or(0)))
 }
 
 /// Marks a job done with `results` (its payload cleared) inside the
@@ -318,7 +380,7 @@ impl Store {
         let raw = insert_pieces_in(&mut tx, tenant, said, &[], actor, retention).await?;
         let mut job = job.clone();
         job.payload.evidence = crate::memories::evidence(&raw);
-        let id = insert_job_in(&mut tx, tenant, &job).await?;
+        let id = insert_job_in(&mut tx, tenant, &job, self.queue_cap).await?;
         let Some(job_id) = id else {
             let (existing, fingerprint): (Uuid, Option<String>) = sqlx::query_as(
                 "SELECT id, request_fingerprint FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
@@ -365,7 +427,8 @@ impl Store {
             source_ref: None,
         };
         let mut tx = self.tenant_tx(tenant).await?;
-        let id = insert_job_in(&mut tx, tenant, &job)
+        // An operator's run: not bounded by the tenants' queue cap.
+        let id = insert_job_in(&mut tx, tenant, &job, None)
             .await?
             .ok_or_else(|| StoreError::Internal("the job was not created".into()))?;
         tx.commit().await?;
@@ -488,41 +551,71 @@ impl Store {
                 "failed jobs whose lease ran out on their last attempt"
             );
         }
-        // Candidates read without a lock, then each claimed by a conditional
-        // single-row UPDATE that re-checks it is still claimable: of two
-        // workers racing for one job, the second's UPDATE waits for the
+        // Fair turns (issue 51): the tenants with work, the one served longest
+        // ago first; then, within a tenant, its jobs by their users' turns
+        // (`user_turn`), oldest first. Each candidate is claimed by a
+        // conditional single-row UPDATE that re-checks it is still claimable:
+        // of two workers racing for one job, the second's UPDATE waits for the
         // first's, re-reads the row and matches nothing. (No FOR UPDATE SKIP
         // LOCKED: Citus refuses it across shards; the UPDATE is one shard's.)
-        let candidates: Vec<(Uuid, Uuid)> = sqlx::query_as(
-            "SELECT tenant_id, id FROM jobs
-             WHERE ((status = 'queued' AND run_at <= now())
-                    OR (status = 'running' AND locked_until < now()))
-               AND attempts < max_attempts AND kind = ANY($2)
-             ORDER BY run_at
+        let tenants: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT w.tenant_id FROM (
+                 SELECT DISTINCT tenant_id FROM jobs
+                 WHERE ((status = 'queued' AND run_at <= now())
+                        OR (status = 'running' AND locked_until < now()))
+                   AND attempts < max_attempts AND kind = ANY($2)
+             ) w LEFT JOIN job_turns t ON t.tenant_id = w.tenant_id
+             ORDER BY t.served_at NULLS FIRST, w.tenant_id
              LIMIT $1",
         )
         .bind(CLAIM_CANDIDATES)
         .bind(&kinds)
         .fetch_all(&self.pool)
         .await?;
-        for (tenant, id) in candidates {
-            let row = sqlx::query_as(&format!(
-                "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $3,
-                        locked_until = now() + make_interval(secs => $4), updated_at = now()
-                 WHERE tenant_id = $1 AND id = $2
+        for tenant in tenants {
+            let candidates: Vec<Uuid> = sqlx::query_scalar(
+                "SELECT id FROM jobs
+                 WHERE tenant_id = $3
                    AND ((status = 'queued' AND run_at <= now())
                         OR (status = 'running' AND locked_until < now()))
-                   AND attempts < max_attempts
-                 RETURNING {JOB_COLUMNS}"
-            ))
+                   AND attempts < max_attempts AND kind = ANY($2)
+                 ORDER BY user_turn, run_at
+                 LIMIT $1",
+            )
+            .bind(CLAIM_CANDIDATES)
+            .bind(&kinds)
             .bind(tenant)
-            .bind(id)
-            .bind(worker)
-            .bind(lease_secs)
-            .fetch_optional(&self.pool)
+            .fetch_all(&self.pool)
             .await?;
-            if row.is_some() {
-                return Ok(row);
+            for id in candidates {
+                let row: Option<JobRow> = sqlx::query_as(&format!(
+                    "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_by = $3,
+                            locked_until = now() + make_interval(secs => $4), updated_at = now()
+                     WHERE tenant_id = $1 AND id = $2
+                       AND ((status = 'queued' AND run_at <= now())
+                            OR (status = 'running' AND locked_until < now()))
+                       AND attempts < max_attempts
+                     RETURNING {JOB_COLUMNS}"
+                ))
+                .bind(tenant)
+                .bind(id)
+                .bind(worker)
+                .bind(lease_secs)
+                .fetch_optional(&self.pool)
+                .await?;
+                if row.is_some() {
+                    // The time as a parameter: Citus evaluates no clock in
+                    // a distributed table's upsert.
+                    sqlx::query(
+                        "INSERT INTO job_turns (tenant_id, served_at) VALUES ($1, $2)
+                         ON CONFLICT (tenant_id) DO UPDATE SET served_at = EXCLUDED.served_at",
+                    )
+                    .bind(tenant)
+                    .bind(Utc::now())
+                    .execute(&self.pool)
+                    .await?;
+                    return Ok(row);
+                }
             }
         }
         Ok(None)

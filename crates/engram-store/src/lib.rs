@@ -70,6 +70,9 @@ pub struct Store {
     statement_timeout_ms: Option<u64>,
     /// The deployment's subject key, read on first use (`subject_key`).
     subject_key: std::sync::Arc<std::sync::OnceLock<engram_core::access::SubjectKey>>,
+    /// Jobs one tenant may have waiting; an enqueue past it is refused
+    /// (`StoreError::QueueFull`). `None`: no cap.
+    queue_cap: Option<i64>,
 }
 
 impl Store {
@@ -79,6 +82,7 @@ impl Store {
             pool,
             statement_timeout_ms: None,
             subject_key: Default::default(),
+            queue_cap: None,
         }
     }
 
@@ -89,6 +93,17 @@ impl Store {
             pool: self.pool.clone(),
             statement_timeout_ms: timeout.map(|t| (t.as_millis() as u64).max(1)),
             subject_key: self.subject_key.clone(),
+            queue_cap: self.queue_cap,
+        }
+    }
+
+    /// The same database, refusing an enqueue (`StoreError::QueueFull`)
+    /// while the tenant already has `cap` jobs waiting: the bound on what
+    /// one tenant can put in front of the workers.
+    pub fn with_queue_cap(&self, cap: Option<u32>) -> Self {
+        Self {
+            queue_cap: cap.map(i64::from),
+            ..self.clone()
         }
     }
 

@@ -249,7 +249,8 @@ impl Store {
                     max_attempts,
                     source_ref: None,
                 };
-                insert_job_in(&mut tx, tenant, &job).await?
+                // A session's own upkeep, one per window move: not capped.
+                insert_job_in(&mut tx, tenant, &job, None).await?
             }
             None => None,
         };
@@ -257,7 +258,7 @@ impl Store {
             Some(job) => {
                 let mut job = job.clone();
                 job.payload.evidence = crate::memories::evidence(&said);
-                insert_job_in(&mut tx, tenant, &job).await?
+                insert_job_in(&mut tx, tenant, &job, self.queue_cap).await?
             }
             None => None,
         };

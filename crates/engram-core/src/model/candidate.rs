@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::{MemoryKind, Source};
+use crate::{MemoryKind, Source, SourceType};
 
 /// The attribute of a request to forget everything about the user: it
 /// names every memory of the scope.
@@ -46,6 +46,26 @@ pub struct Evidence {
 }
 
 impl ExtractionRequest {
+    /// One message the user stated now, with the defaults (no sensitive
+    /// categories, untrusted): what tests and benchmarks queue.
+    pub fn user_said(text: &str) -> Self {
+        Self {
+            messages: vec![InputMessage {
+                role: Role::User,
+                content: text.to_owned(),
+                created_at: Utc::now(),
+            }],
+            source: Source {
+                source_type: SourceType::UserStated,
+                source_ref: None,
+            },
+            allow_sensitive: false,
+            trusted: false,
+            positions: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+
     /// The position in the request of the message at `index`.
     pub fn position(&self, index: usize) -> usize {
         self.positions.get(index).copied().unwrap_or(index)

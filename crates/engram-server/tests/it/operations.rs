@@ -459,3 +459,98 @@ async fn the_admin_list_filters_by_kind_attribute_source_time_and_text(pool: PgP
             .assert_problem(422, Some(field));
     }
 }
+
+/// Issue 51: one tenant's burst (within its rate limit) held up every other
+/// tenant's extraction, first in, first out. Now the workers serve the
+/// tenant served longest ago first: a bystander's `wait` add is answered
+/// with its job done while the burst is still queued.
+#[sqlx::test(migrations = false)]
+async fn a_bystander_tenants_wait_add_does_not_wait_behind_a_burst(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    app.create_key("tenant", Some("busy")).await;
+    let store = engram_store::Store::new(app.pool.clone());
+    let (busy, _) = store.find_tenant("busy").await.unwrap();
+    for n in 0..300 {
+        let job = extraction_job("ann", &format!("I like tea number {n}."));
+        store
+            .enqueue_extraction(busy, &job, &[], None, "test")
+            .await
+            .unwrap();
+    }
+    let started = std::time::Instant::now();
+    let done = app.infer("bob", "I live in Oslo.").await;
+    let took = started.elapsed();
+    assert_eq!(
+        done["results"][0]["new_content"], "User lives in Oslo.",
+        "{done}"
+    );
+    let waiting: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM jobs WHERE tenant_id = $1 AND status = 'queued'")
+            .bind(busy)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert!(waiting > 200, "the burst is still queued ({waiting} left)");
+    // Behind the burst it would wait for ~300 jobs; one or two at most now.
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+}
+
+/// A tenant's queue is bounded: past `max_queued_jobs` an inferred add is
+/// refused whole (429 `queue-full`, Retry-After; nothing written), while a
+/// verbatim add, which never queues, is stored at once.
+#[sqlx::test(migrations = false)]
+async fn a_full_tenant_queue_refuses_inferred_adds_not_verbatim_ones(pool: PgPool) {
+    let config = engram_api::ApiConfig {
+        max_queued_jobs: Some(2),
+        ..Default::default()
+    };
+    let app = TestApp::builder(pool)
+        .config(config)
+        .workers(crate::common::fast_workers(0))
+        .spawn()
+        .await;
+    queue_job(&app, "u", "I like tea.").await;
+    queue_job(&app, "u", "I have a cat.").await;
+    let before = app.count_rows("memories").await;
+    let r = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Oslo."}]}),
+        )
+        .await;
+    r.assert_problem(429, None);
+    assert_eq!(
+        r.body["type"], "urn:engram:problem:queue-full",
+        "{}",
+        r.body
+    );
+    assert_eq!(app.count_rows("jobs").await, 2);
+    assert_eq!(
+        app.count_rows("memories").await,
+        before,
+        "nothing was written"
+    );
+    let appended = app
+        .post(
+            "/v1/sessions/s1/messages",
+            json!({"user_id": "u", "messages": [{"role": "user", "content": "I live in Oslo."}]}),
+        )
+        .await;
+    appended.assert_problem(429, None);
+    assert_eq!(app.count_rows("session_messages").await, 0);
+    let verbatim = app
+        .post(
+            "/v1/memories",
+            json!({"user_id": "u", "text": "I live in Oslo.", "infer": false}),
+        )
+        .await;
+    assert_eq!(verbatim.status, StatusCode::CREATED, "{}", verbatim.body);
+}
+
+fn extraction_job(
+    user: &str,
+    text: &str,
+) -> engram_store::NewJob<engram_core::extract::ExtractionRequest> {
+    let request = engram_core::extract::ExtractionRequest::user_said(text);
+    engram_store::NewJob::extraction(user, request)
+}

@@ -8,9 +8,8 @@
 mod extraction;
 mod queue;
 
-use chrono::Utc;
-use engram_core::extract::{ExtractionRequest, InputMessage, Role};
-use engram_core::{Scope, Source, SourceType, DEFAULT_TENANT};
+use engram_core::extract::ExtractionRequest;
+use engram_core::{Scope, DEFAULT_TENANT};
 use engram_store::{NewJob, Store};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -31,28 +30,7 @@ fn scope(user: &str) -> Scope {
 
 /// An extraction job for one user message.
 fn extraction(user: &str, text: &str) -> NewJob<ExtractionRequest> {
-    NewJob {
-        scope: scope(user),
-        payload: ExtractionRequest {
-            messages: vec![InputMessage {
-                role: Role::User,
-                content: text.into(),
-                created_at: Utc::now(),
-            }],
-            source: Source {
-                source_type: SourceType::UserStated,
-                source_ref: None,
-            },
-            allow_sensitive: false,
-            trusted: false,
-            positions: Vec::new(),
-            evidence: Vec::new(),
-        },
-        idempotency_key: None,
-        fingerprint: None,
-        max_attempts: 3,
-        source_ref: None,
-    }
+    NewJob::extraction(user, ExtractionRequest::user_said(text))
 }
 
 async fn enqueue(store: &Store, job: &NewJob<ExtractionRequest>) -> Uuid {

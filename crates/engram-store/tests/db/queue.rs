@@ -317,3 +317,153 @@ async fn a_lane_claims_only_its_kinds_and_a_payload_reads_only_as_its_kind(pool:
     let request: ExtractionRequest = extract.payload().unwrap();
     assert_eq!(request.messages[0].content, "I live in Oslo.");
 }
+
+/// Claims until the queue is empty, finishing each: the (tenant, user) of
+/// every job, in the order the workers took them.
+async fn drain(store: &engram_store::Store) -> Vec<(uuid::Uuid, String)> {
+    let mut order = Vec::new();
+    while let Some(job) = store.claim_job("w", 60.0, &JobKind::ALL).await.unwrap() {
+        order.push((job.tenant_id, job.user_id.clone().unwrap_or_default()));
+        store
+            .finish_job(job.tenant_id, job.id, &serde_json::json!([]))
+            .await
+            .unwrap();
+    }
+    order
+}
+
+/// A burst of one tenant does not hold up another: the queue serves the
+/// tenant served longest ago, so a bystander's job is taken next.
+#[sqlx::test(migrations = false)]
+async fn a_bystander_tenant_is_served_next_not_after_a_burst(pool: PgPool) {
+    let store = store(pool).await;
+    let bystander = store.ensure_tenant("bystander").await.unwrap();
+    for n in 0..30 {
+        enqueue(
+            &store,
+            &extraction("busy", &format!("I like tea number {n}.")),
+        )
+        .await;
+    }
+    // The burst's tenant is being served when the bystander's job arrives.
+    let first = store
+        .claim_job("w", 60.0, &JobKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.tenant_id, DEFAULT_TENANT);
+    store
+        .finish_job(first.tenant_id, first.id, &serde_json::json!([]))
+        .await
+        .unwrap();
+    store
+        .enqueue_extraction(
+            bystander,
+            &extraction("calm", "I live in Oslo."),
+            &[],
+            None,
+            "t",
+        )
+        .await
+        .unwrap();
+    let order = drain(&store).await;
+    assert_eq!(order.len(), 30);
+    assert_eq!(order[0], (bystander, "calm".to_owned()), "{order:?}");
+}
+
+/// Within a tenant, each user in turn: a user who queued a burst takes one
+/// turn per round, and a user's own jobs keep their order.
+#[sqlx::test(migrations = false)]
+async fn users_of_a_tenant_take_turns_and_keep_their_own_order(pool: PgPool) {
+    let store = store(pool).await;
+    let mut burst = Vec::new();
+    for n in 0..10 {
+        burst.push(
+            enqueue(
+                &store,
+                &extraction("ann", &format!("I like tea number {n}.")),
+            )
+            .await,
+        );
+    }
+    // Two of ann's jobs run before bob and cy queue theirs.
+    for _ in 0..2 {
+        let job = store
+            .claim_job("w", 60.0, &JobKind::ALL)
+            .await
+            .unwrap()
+            .unwrap();
+        store
+            .finish_job(job.tenant_id, job.id, &serde_json::json!([]))
+            .await
+            .unwrap();
+    }
+    enqueue(&store, &extraction("bob", "I live in Oslo.")).await;
+    enqueue(&store, &extraction("bob", "I work at Acme.")).await;
+    enqueue(&store, &extraction("cy", "I have a dog.")).await;
+    let mut ann_order = Vec::new();
+    let mut order = Vec::new();
+    while let Some(job) = store.claim_job("w", 60.0, &JobKind::ALL).await.unwrap() {
+        let user = job.user_id.clone().unwrap();
+        if user == "ann" {
+            ann_order.push(job.id);
+        }
+        order.push(user);
+        store
+            .finish_job(job.tenant_id, job.id, &serde_json::json!([]))
+            .await
+            .unwrap();
+    }
+    // Round one: ann, bob, cy; round two: ann, bob; then ann's rest.
+    assert_eq!(&order[..5], ["ann", "bob", "cy", "ann", "bob"], "{order:?}");
+    assert!(order[5..].iter().all(|u| u == "ann"), "{order:?}");
+    assert_eq!(
+        ann_order,
+        burst[2..],
+        "ann's jobs ran in the order she sent them"
+    );
+}
+
+/// A tenant with `cap` jobs waiting cannot queue another: refused, nothing
+/// written; another tenant still can, and so can the first once one ran.
+#[sqlx::test(migrations = false)]
+async fn a_tenant_past_its_queue_cap_is_refused_and_nothing_is_written(pool: PgPool) {
+    let store = store(pool).await.with_queue_cap(Some(3));
+    for n in 0..3 {
+        enqueue(&store, &extraction("u", &format!("I like tea number {n}."))).await;
+    }
+    let refused = store
+        .enqueue_extraction(
+            DEFAULT_TENANT,
+            &extraction("u", "I live in Oslo."),
+            &[],
+            None,
+            "t",
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::QueueFull(3))),
+        "{refused:?}"
+    );
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(count, 3, "the refused job was not written");
+    let other = store.ensure_tenant("other").await.unwrap();
+    store
+        .enqueue_extraction(other, &extraction("u", "I live in Oslo."), &[], None, "t")
+        .await
+        .expect("another tenant queues");
+    drain(&store).await;
+    store
+        .enqueue_extraction(
+            DEFAULT_TENANT,
+            &extraction("u", "I have a cat."),
+            &[],
+            None,
+            "t",
+        )
+        .await
+        .expect("room again once its jobs ran");
+}
