@@ -19,12 +19,14 @@ use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
 use async_openai::Client;
 use async_trait::async_trait;
-use engram_core::extract::{Candidate, ExtractError, Extractor, InputMessage};
+use engram_core::extract::{Candidate, ExtractError, Extraction, Extractor, InputMessage};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 pub(crate) use output::json_object;
-pub use output::{output_schema, output_schema_text, parse_facts, Invalid, InvalidReason};
+pub use output::{
+    output_schema, output_schema_text, parse_answer, parse_facts, Invalid, InvalidReason, Parsed,
+};
 pub use review::{parse_review, LlmConflictReviewer, REVIEW_PROMPT};
 pub use summarize::{LlmSummarizer, SUMMARIZE_PROMPT};
 
@@ -361,8 +363,15 @@ impl Extractor for LlmExtractor {
     }
 
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError> {
-        let model = self.read_facts(messages).await?;
-        Ok(after_model(model, messages, |_, _| {}))
+        Ok(self.extract_all(messages).await?.facts)
+    }
+
+    async fn extract_all(&self, messages: &[InputMessage]) -> Result<Extraction, ExtractError> {
+        let read = self.read_answers(messages).await?;
+        Ok(Extraction {
+            facts: after_model(read.facts, messages, |_, _| {}),
+            refused: read.refused,
+        })
     }
 }
 
@@ -409,7 +418,15 @@ impl LlmExtractor {
         &self,
         messages: &[InputMessage],
     ) -> Result<Vec<Candidate>, ExtractError> {
-        let mut facts = self.model_facts(messages).await?;
+        Ok(self.read_answers(messages).await?.facts)
+    }
+
+    /// `read_facts`, with the items of the answers that were refused.
+    pub async fn read_answers(&self, messages: &[InputMessage]) -> Result<Parsed, ExtractError> {
+        let Parsed {
+            mut facts,
+            mut refused,
+        } = self.model_answer(messages).await?;
         let parts = engram_core::extract::unread_parts(messages, &facts);
         for (index, part) in parts.into_iter().take(MAX_PARTS) {
             let Some(message) = messages.get(index) else {
@@ -420,15 +437,18 @@ impl LlmExtractor {
                 content: part,
                 created_at: message.created_at,
             }];
-            match self.model_facts(&one).await {
-                Ok(more) => facts.extend(more.into_iter().map(|mut c| {
-                    c.message_index = index;
-                    c
-                })),
+            match self.model_answer(&one).await {
+                Ok(more) => {
+                    facts.extend(more.facts.into_iter().map(|mut c| {
+                        c.message_index = index;
+                        c
+                    }));
+                    refused.extend(more.refused);
+                }
                 Err(e) => tracing::warn!(error = %e, "a part of a message could not be read"),
             }
         }
-        Ok(facts)
+        Ok(Parsed { facts, refused })
     }
 
     /// The model's facts: its answer, or its one repair, checked (before
@@ -437,8 +457,13 @@ impl LlmExtractor {
         &self,
         messages: &[InputMessage],
     ) -> Result<Vec<Candidate>, ExtractError> {
+        Ok(self.model_answer(messages).await?.facts)
+    }
+
+    /// `model_facts`, with the items of the answer that were refused.
+    pub async fn model_answer(&self, messages: &[InputMessage]) -> Result<Parsed, ExtractError> {
         if messages.iter().all(|m| m.content.trim().is_empty()) {
-            return Ok(Vec::new());
+            return Ok(Parsed::default());
         }
         let mut chat = vec![
             json!({"role": "system", "content": self.system_prompt()}),
@@ -479,11 +504,7 @@ impl LlmExtractor {
     }
 
     /// An answer's facts, or what makes it unusable (counted by reason).
-    fn check(
-        &self,
-        answer: &Completion,
-        messages: &[InputMessage],
-    ) -> Result<Vec<Candidate>, Invalid> {
+    fn check(&self, answer: &Completion, messages: &[InputMessage]) -> Result<Parsed, Invalid> {
         let result = if answer.text.trim().is_empty() {
             Err(Invalid::new(InvalidReason::Empty, "the answer was empty"))
         } else if answer.cut_off {
@@ -492,7 +513,7 @@ impl LlmExtractor {
                 "the answer was cut off at the token limit before it ended",
             ))
         } else {
-            parse_facts(&answer.text, messages, self.config.max_facts)
+            parse_answer(&answer.text, messages, self.config.max_facts)
         };
         if let Err(invalid) = &result {
             metrics::counter!(

@@ -51,7 +51,17 @@ pub fn output_schema_text(max_facts: usize) -> String {
 
 #[derive(Deserialize)]
 struct Answer {
-    facts: Vec<Fact>,
+    /// Each item read on its own: one malformed item is refused, not the
+    /// answer (`parse_answer`).
+    facts: Vec<Value>,
+}
+
+/// A usable answer: its facts, and why each item that could not be used
+/// was refused (no text of the answer in it: it may quote the user).
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub facts: Vec<Candidate>,
+    pub refused: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -223,12 +233,25 @@ fn without_backticked(text: &str) -> String {
         .join("`")
 }
 
-/// Parses and checks an answer. Errors say what was wrong, for the repair prompt.
+/// An answer's facts (`parse_answer`, without what it refused).
 pub fn parse_facts(
     text: &str,
     messages: &[InputMessage],
     max_facts: usize,
 ) -> Result<Vec<Candidate>, Invalid> {
+    parse_answer(text, messages, max_facts).map(|p| p.facts)
+}
+
+/// Parses and checks an answer, item by item: a malformed item (not an
+/// object, an unknown action, a key shaped like a path) is refused and
+/// its neighbours kept. The answer is unusable (`Invalid`, whose detail is
+/// for the repair prompt) when it is not the schema's object, or when it
+/// holds items and none of them is usable.
+pub fn parse_answer(
+    text: &str,
+    messages: &[InputMessage],
+    max_facts: usize,
+) -> Result<Parsed, Invalid> {
     let body = json_object(text)
         .ok_or_else(|| Invalid::new(InvalidReason::NotJson, "no JSON object found"))?;
     let answer: Answer = serde_json::from_str(body).map_err(|e| {
@@ -241,8 +264,20 @@ pub fn parse_facts(
     })?;
     let mut problems = Vec::new();
     let mut out = Vec::new();
-    for (n, f) in answer.facts.into_iter().take(max_facts).enumerate() {
+    for (n, item) in answer.facts.into_iter().take(max_facts).enumerate() {
         let bad = |what: &str| format!("facts[{n}]: {what}");
+        let f: Fact = match serde_json::from_value(item) {
+            Ok(f) => f,
+            Err(_) => {
+                problems.push(bad("must be an object with the schema's fields"));
+                continue;
+            }
+        };
+        // A key is words and dots; one shaped like a path is not a key.
+        if f.attribute.contains(['/', '\\']) || f.attribute.contains("..") {
+            problems.push(bad("attribute must be a lower-case dotted key"));
+            continue;
+        }
         let statement = f.statement.trim().to_owned();
         if statement.is_empty() || statement.chars().count() > MAX_STATEMENT {
             problems.push(bad("statement must be 1..300 characters"));
@@ -356,10 +391,13 @@ pub fn parse_facts(
             replaces: None,
         });
     }
-    if !problems.is_empty() {
+    if out.is_empty() && !problems.is_empty() {
         return Err(Invalid::new(InvalidReason::OffSchema, problems.join("; ")));
     }
-    Ok(out)
+    Ok(Parsed {
+        facts: out,
+        refused: problems,
+    })
 }
 
 #[cfg(test)]
@@ -543,5 +581,30 @@ mod tests {
         );
         assert_eq!(predicate_of("The user's dog is Rex."), "dog is Rex");
         assert_eq!(predicate_of("User."), "");
+    }
+
+    #[test]
+    fn a_malformed_item_is_refused_and_its_neighbours_kept() {
+        let messages = [InputMessage {
+            role: Role::User,
+            content: "I live in Hamar.".into(),
+            created_at: Utc::now(),
+        }];
+        let good = r#"{"statement": "User lives in Hamar.", "attribute": "location.city", "value": "Hamar", "action": "assert", "valid_for_days": null, "sensitivity": null}"#;
+        let path = good.replace("location.city", "../../admin");
+        let obey = good.replace("\"assert\"", "\"obey\"");
+        let answer = format!(r#"{{"facts": [null, {obey}, {path}, 7, {good}]}}"#);
+        let parsed = parse_answer(&answer, &messages, 10).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(parsed.facts.len(), 1);
+        assert_eq!(parsed.facts[0].value, "Hamar");
+        assert_eq!(parsed.refused.len(), 4, "{:?}", parsed.refused);
+        assert!(parsed
+            .refused
+            .iter()
+            .all(|r| !r.contains("admin") && !r.contains("obey")));
+        // Nothing usable at all: the answer is repaired, then fails.
+        let none = format!(r#"{{"facts": [null, {obey}]}}"#);
+        let invalid = parse_answer(&none, &messages, 10).unwrap_err();
+        assert_eq!(invalid.reason, InvalidReason::OffSchema);
     }
 }

@@ -3,6 +3,7 @@
 //! (`timephrase`), words compared by their stems (`words`), a turn cut
 //! into pieces an embedder reads whole (`pieces`), and small utilities.
 
+mod frames;
 pub mod grammar;
 pub mod pieces;
 mod split;

@@ -106,8 +106,18 @@ const QUOTES: [char; 6] = ['"', '“', '”', '«', '»', '„'];
 /// and the words before the clause in the sentence decide reported speech.
 pub fn stance(sentence: &str, clause: &str, at: usize) -> Stance {
     let before = clause.get(..at).unwrap_or(clause);
-    if is_question(sentence, clause) || QUESTION_WORDS.is_match(sentence) {
+    if is_question(sentence, clause)
+        || QUESTION_WORDS.is_match(sentence)
+        || super::frames::tag_question(sentence)
+    {
         return Stance::Question;
+    }
+    // Read from a text or a template, or set in a game's or a story's world.
+    if super::frames::from_a_text(sentence) {
+        return Stance::Reported;
+    }
+    if super::frames::in_a_world(sentence) {
+        return Stance::Tentative;
     }
     if INSINCERE.is_match(sentence) {
         return Stance::Insincere;

@@ -205,6 +205,47 @@ const NOT_STATEMENTS: &[(&str, &[&str])] = &[
             "Translate \"{f}\" into German.",
         ],
     ),
+    // Issue 51: a tag asking to confirm, a text or form read out, a
+    // template, a game's or story's world (written with the mechanism).
+    (
+        "tag question",
+        &[
+            "{F}, don't I",
+            "{F}, right",
+            "{F}, isn't that so?",
+            "{F}, correct?",
+            "{F}, no?",
+            "{F}, yeah?",
+            "So {f}, right?",
+            "{F}, am I right?",
+        ],
+    ),
+    (
+        "a text, form or template",
+        &[
+            "The song goes: {f}",
+            "Lyrics: {f}",
+            "The form auto-filled that {f}.",
+            "Template: {F}, <NAME> here.",
+            "The caption reads: {f}.",
+            "My cover letter template says {f}, signed [NAME].",
+            "The autofill put in that {f}.",
+            "The poem begins: {f}.",
+            "Sample line: {F}.",
+            "Draft: {F}. Regards, {{name}}",
+        ],
+    ),
+    (
+        "a game or story world",
+        &[
+            "In Skyrim {f}.",
+            "In The Sims, {f}.",
+            "In Minecraft {f}.",
+            "In Stardew Valley, {f}.",
+            "In my D&D campaign {f}.",
+            "In Animal Crossing {f}.",
+        ],
+    ),
     (
         "list of options",
         &[

@@ -4,7 +4,7 @@
 //! Idempotency-Key names one request, and verbatim copies follow the
 //! sensitivity policy.
 
-use crate::common::{spawn_app, TestApp, KEY};
+use crate::common::{events, spawn_app, TestApp, KEY};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -639,4 +639,29 @@ fn prose_keeps_the_words_and_drops_ids_and_times() {
     assert!(words.contains("pin 8642"), "{words}");
     assert_eq!(words.matches("8642").count(), 1, "{words}");
     assert!(words.contains("merged into <id>"), "{words}");
+}
+
+/// Issue 51's false facts: a tag question, quoted lyrics, a form, a
+/// template and a game's world are not statements: no fact is stored.
+#[sqlx::test(migrations = false)]
+async fn tag_questions_texts_templates_and_games_are_not_facts(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for text in [
+        "I work at Spotify, don't I",
+        "I live in Bergen, right",
+        "The song goes: I work at the car wash",
+        "The form auto-filled that I live in Dover.",
+        "Template: I work at <COMPANY>, I live in Gotham.",
+        "In Skyrim I live in Whiterun.",
+    ] {
+        let job = app.infer("u", text).await;
+        assert!(!events(&job).contains(&"ADD".to_owned()), "{text}: {job}");
+    }
+    let facts: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM memories WHERE said_by IS NULL AND deleted_at IS NULL",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(facts, 0);
 }

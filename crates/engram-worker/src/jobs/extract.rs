@@ -57,6 +57,19 @@ impl ResultItem {
         Self::nothing_stored(ResultEvent::Rejected, r.to_string(), message_index)
     }
 
+    /// An item of the model's answer that could not be used, and why (a
+    /// malformed item; its neighbours are kept).
+    fn refused_item(reason: String) -> Self {
+        Self {
+            message_index: None,
+            ..Self::nothing_stored(
+                ResultEvent::Rejected,
+                format!("the model's answer: {reason}"),
+                0,
+            )
+        }
+    }
+
     /// A message left as it was: nothing stored from it, and why.
     fn unread(reason: String, message_index: usize) -> Self {
         Self::nothing_stored(ResultEvent::Noop, reason, message_index)
@@ -189,7 +202,9 @@ pub(super) async fn run(
     let inputs: Vec<InputMessage> = eligible.iter().map(|(_, m)| m.clone()).collect();
     let mut accepted: Vec<Candidate> = Vec::new();
     let mut read: Vec<usize> = Vec::new();
-    for mut c in handlers.extractor.extract(&inputs).await? {
+    let extraction = handlers.extractor.extract_all(&inputs).await?;
+    results.extend(extraction.refused.into_iter().map(ResultItem::refused_item));
+    for mut c in extraction.facts {
         let original = eligible.get(c.message_index).map(|(i, _)| *i).unwrap_or(0);
         c.message_index = original;
         read.push(original);

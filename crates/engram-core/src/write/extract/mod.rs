@@ -25,6 +25,15 @@ pub enum ExtractError {
     Service(String),
 }
 
+/// What an extractor read: its facts, and why each item of a model's
+/// answer that could not be used was refused (no text of the answer: it
+/// may quote the user). The rules refuse nothing here.
+#[derive(Debug, Default)]
+pub struct Extraction {
+    pub facts: Vec<Candidate>,
+    pub refused: Vec<String>,
+}
+
 #[async_trait]
 pub trait Extractor: Send + Sync {
     /// e.g. "rules" or "llm".
@@ -44,6 +53,13 @@ pub trait Extractor: Send + Sync {
         true
     }
     async fn extract(&self, messages: &[InputMessage]) -> Result<Vec<Candidate>, ExtractError>;
+    /// The facts and what was refused on the way (`Extraction`).
+    async fn extract_all(&self, messages: &[InputMessage]) -> Result<Extraction, ExtractError> {
+        Ok(Extraction {
+            facts: self.extract(messages).await?,
+            refused: Vec::new(),
+        })
+    }
 }
 
 /// Lower-case, underscore-separated key fragment for a free-text value, at

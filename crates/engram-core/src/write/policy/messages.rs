@@ -71,16 +71,21 @@ pub fn check_candidate(
     message: &str,
     allow_sensitive: bool,
 ) -> Result<(), String> {
+    // One fact about the user, and nothing more: what else a statement
+    // says is cut before any other check reads it.
+    let family = c.attribute.split('.').next().unwrap_or("");
+    let others = crate::model::candidate::OTHERS_KEYS.contains(&family);
+    // (A request to forget names what to forget; it is never stored.)
+    if c.action != FactAction::Forget {
+        c.statement = super::one_fact(&c.statement, &c.value, others)
+            .map_err(|why| format!("not a fact about the user: {why}"))?;
+    }
     if c.action == FactAction::Assert {
         if let Some(why) = statement::unsupported(message, &c.value) {
             return Err(format!("not stated as a fact: {why}"));
         }
         // "My brother lives in Denver" read as the user's own city.
-        let family = c.attribute.split('.').next().unwrap_or("");
-        if c.subject == "user"
-            && !crate::model::candidate::OTHERS_KEYS.contains(&family)
-            && statement::said_of_another(message, &c.value)
-        {
+        if c.subject == "user" && !others && statement::said_of_another(message, &c.value) {
             return Err("not stated as a fact: it is said of someone else".into());
         }
     }

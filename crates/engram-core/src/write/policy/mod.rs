@@ -5,6 +5,7 @@
 
 mod instructions;
 mod messages;
+mod one_fact;
 mod screen;
 mod secrets;
 mod sensitive;
@@ -13,6 +14,7 @@ pub(crate) mod value;
 
 pub use instructions::{instruction_reason, style_preference, without_instructions};
 pub use messages::{check_candidate, screen_messages, ScreenedMessages};
+pub use one_fact::one_fact;
 pub use screen::{screen, source_clause, Allowances, SENSITIVITY};
 pub use secrets::{
     find_secret, identifier_secret, redact, redact_json, redact_secrets, redact_together,
