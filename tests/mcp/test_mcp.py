@@ -97,6 +97,13 @@ async def every_tool(client, user):
     assert all("Lisbon" not in r["memory"] for r in after.structured_content["results"])
     nothing = await call_ok(client, "forget", {"text": "my membership of the Atlantis yacht club"})
     assert "nothing was forgotten" in text(nothing)
+    # Issue 51: CJK text has no spaces to match on; its characters do.
+    await call_ok(client, "add_memory", {"text": "我住在奥斯陆。", "infer": True})
+    forgot = await call_ok(client, "forget", {"text": "我住在奥斯陆"})
+    assert "FORGET" in text(forgot), text(forgot)
+    forgot = await call_ok(client, "forget", {"text": "请忘记我住在奥斯陆。"})
+    after = await call_ok(client, "list_memories", {"limit": 100})
+    assert all("奥斯陆" not in r["memory"] for r in after.structured_content["results"]), after.structured_content
 
     deleted = await call_ok(client, "delete_memory", {"memory_id": memory_id})
     assert deleted.structured_content == {"deleted": memory_id}

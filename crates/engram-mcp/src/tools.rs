@@ -513,20 +513,12 @@ fn segment(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
-/// The sentence Engram's extraction reads as a request to forget.
+/// The sentence Engram's extraction reads as a request to forget: the
+/// text as it came when it already asks to forget (in any language the
+/// rules read), else "Forget …" before it.
 fn forget_request(text: &str) -> String {
     let t = text.trim();
-    let lower = t.to_lowercase();
-    let verbs = [
-        "forget",
-        "don't remember",
-        "do not remember",
-        "stop remembering",
-        "delete",
-        "erase",
-        "remove",
-    ];
-    if verbs.iter().any(|v| lower.starts_with(v)) {
+    if engram_core::text::statement::asks_to_forget(t) {
         t.to_owned()
     } else {
         format!("Forget {t}")

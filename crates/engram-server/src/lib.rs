@@ -288,9 +288,16 @@ pub async fn serve(
 /// limits, and the console's static page (it calls the API with the key
 /// the user signs in with).
 pub fn router(state: AppState) -> axum::Router {
-    let extra = mcp::router(&state).merge(engram_mem0::router(engram_mem0::Rest(engram_api::app(
-        state.clone(),
-    ))));
+    // The REST calls an MCP tool call or a Mem0 request is made of: the
+    // request that makes them was counted against its key's rate limit,
+    // so they are not counted again (a fan-out refused halfway would have
+    // done part of its work). Keys, roles, bindings and audit still apply.
+    let rest = engram_api::app(AppState {
+        limiter: None,
+        ..state.clone()
+    });
+    let extra =
+        mcp::router(&state, rest.clone()).merge(engram_mem0::router(engram_mem0::Rest(rest)));
     engram_api::app_with(state, Some(extra))
         .merge(engram_console::router())
         .layer(axum::middleware::from_fn(engram_mem0::adapt))

@@ -21,13 +21,42 @@ pub const NON_REST_ENDPOINTS: [&str; 2] = ["/mcp", engram_console::PATH];
 /// `/mcp`: streamable HTTP, stateless. `engram_api::app_with` puts it behind
 /// the API's authentication, so a missing or wrong key is 401 and a
 /// default user the key may not act for 403, before any MCP exchange.
-pub fn router(state: &AppState) -> Router<AppState> {
-    let rest = engram_api::app(state.clone());
+/// `rest` is the REST API the tools call in process.
+pub fn router(state: &AppState, rest: axum::Router) -> Router<AppState> {
     let service =
         engram_mcp::http_service(Arc::new(InProcess(rest)), &state.config.mcp_allowed_hosts);
+    let limit = state.config.max_body_bytes;
     Router::new()
         .route_service("/mcp", service)
         .route_layer(from_fn(check_defaults))
+        .route_layer(from_fn(move |req, next| parse_first(limit, req, next)))
+}
+
+/// A POST body that is not JSON the reader accepts (malformed, or nested
+/// past serde_json's depth limit of 128) is answered as JSON-RPC answers a
+/// parse error (-32700, HTTP 400), before the MCP service (which would
+/// answer 415) reads it.
+async fn parse_first(limit: usize, req: Request, next: Next) -> Result<Response, ApiError> {
+    use axum::response::IntoResponse;
+    if req.method() != axum::http::Method::POST {
+        return Ok(next.run(req).await);
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge)?;
+    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        // serde_json's message names the line and column, never the text.
+        let error = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": -32700, "message": format!("Parse error: {e}")},
+        });
+        return Ok((axum::http::StatusCode::BAD_REQUEST, axum::Json(error)).into_response());
+    }
+    Ok(next
+        .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await)
 }
 
 /// A key bound to a user may name only that user (and agent) as the

@@ -88,7 +88,12 @@ struct KnownRow {
     value: Option<String>,
     source_type: String,
     similarity: f64,
+    said: bool,
 }
+
+/// The pieces of what was said nearest to a request to forget that its
+/// words are compared with.
+const FORGET_SAID_NEIGHBOURS: i64 = 50;
 
 /// The most memories one request to forget everything retires.
 const FORGET_ALL_LIMIT: i64 = 10_000;
@@ -103,6 +108,7 @@ impl From<KnownRow> for Known {
             value: r.value,
             source_type: SourceType::parse(&r.source_type).unwrap_or(SourceType::Api),
             similarity: r.similarity as f32,
+            said: r.said,
         }
     }
 }
@@ -182,7 +188,8 @@ impl ExtractionTx {
         };
         if candidate.attribute == engram_core::extract::FORGET_EVERYTHING {
             let rows: Vec<KnownRow> = sqlx::query_as(&format!(
-                "SELECT id, content, subject, attribute, value, source_type, 1.0::float8 AS similarity
+                "SELECT id, content, subject, attribute, value, source_type, 1.0::float8 AS similarity,
+                        said_by IS NOT NULL AS said
                  FROM memories WHERE {scope} AND $5::text IS NOT NULL
                  ORDER BY created_at, id LIMIT {FORGET_ALL_LIMIT}"
             ))
@@ -198,17 +205,25 @@ impl ExtractionTx {
         // What was said is not what is known: a fact is never decided
         // against the words it was read from (pieces are reached by what
         // happens to their facts: `supersede_evidence`, `redact_derived`).
+        // A request to forget also reaches the pieces nearest to it, which
+        // it takes only when their words match (`decide`): in a language
+        // the rules cannot read there is no fact, only what was said.
         let rows: Vec<KnownRow> = sqlx::query_as(&format!(
             "WITH near AS (
                 SELECT id FROM memories WHERE {scope} AND said_by IS NULL
                 ORDER BY embedding_half <=> $9 LIMIT $8
+             ), near_said AS (
+                SELECT id FROM memories WHERE {scope} AND said_by IS NOT NULL AND $11
+                ORDER BY embedding_half <=> $9 LIMIT $12
              )
-             SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity
+             SELECT id, content, subject, attribute, value, source_type, (1 - (embedding <=> $7))::float8 AS similarity,
+                    said_by IS NOT NULL AS said
              FROM memories
-             WHERE {scope} AND said_by IS NULL AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
+             WHERE {scope} AND ((said_by IS NULL AND ((subject = $5 AND (attribute = $6 OR starts_with(attribute, $6 || '.')))
                                 OR (subject = $5 AND $10::text IS NOT NULL
                                     AND strpos(lower(value), lower($10)) > 0)
-                                OR id IN (SELECT id FROM near))"
+                                OR id IN (SELECT id FROM near)))
+                                OR id IN (SELECT id FROM near_said))"
         ))
         .bind(self.tenant)
         .bind(&self.scope.user_id)
@@ -222,6 +237,8 @@ impl ExtractionTx {
         // A correction that names no key reaches the fact holding the
         // value it corrects, wherever it is among the scope's memories.
         .bind(candidate.replaces.as_deref())
+        .bind(forget)
+        .bind(FORGET_SAID_NEIGHBOURS)
         .fetch_all(&mut *self.tx)
         .await?;
         Ok(rows.into_iter().map(Known::from).collect())

@@ -151,6 +151,19 @@ pub(crate) fn verbatim_memories(
         },
         source_ref: None,
     });
+    // A verbatim memory is shown in context blocks like any other: an
+    // order to the assistant is refused here as it is on every other path
+    // (issue 51: `infer: false` was not screened at all; its metadata is,
+    // by `dto::metadata`).
+    for s in &user_said {
+        if let Some(why) = engram_core::policy::instruction_reason(&s.content) {
+            let field = match common.from_messages {
+                true => format!("messages[{}].content", s.position),
+                false => "text".to_owned(),
+            };
+            return Err(ApiError::validation(field, not_an_order(why)));
+        }
+    }
     let redacted = user_said.iter().map(|s| s.redacted.clone()).collect();
     let memories = user_said
         .into_iter()
@@ -167,6 +180,13 @@ pub(crate) fn verbatim_memories(
         })
         .collect();
     Ok((memories, redacted))
+}
+
+/// Why a text is refused when it reads as an order to the assistant.
+fn not_an_order(why: &str) -> String {
+    format!(
+        "reads as an instruction to an assistant ({why}), not a fact about the user; memories hold facts, e.g. \"The user prefers short answers\""
+    )
 }
 
 /// Embeds in one batch and stores in one statement; `redacted` says, per

@@ -295,6 +295,13 @@ static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(
             r"(?i)^\s*(?:please\s+)?i\s+(?:don'?t|do\s+not)\s+want\s+you\s+to\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
         ),
+        // "You no longer need to know that I live in Oslo, forget it."
+        re(
+            r"(?i)^\s*you\s+(?:no\s+longer|don'?t|do\s+not|needn'?t|shouldn'?t)\s+(?:need\s+to\s+|have\s+to\s+)?(?:know|remember|keep|store)\s+(?:anymore\s+)?(?:that\s+|about\s+)?(?P<inner>.+?)(?:\s+any\s*more)?(?:[,;]\s*(?:so\s+)?(?:forget|delete|drop)\s+(?:it|that|this))?[\s.!?]*$",
+        ),
+        en(&format!(
+            r"(?:{DELETE_VERB}|{FORGET_VERB})\s+(?:everything|anything|all)\s+(?:about|regarding|on)\s+(?P<inner>.+?)[\s.!?]*$"
+        )),
         re(
             r"(?i)^\s*i'?d\s+rather\s+you\s+(?:didn'?t|did\s+not|don'?t)\s+(?:remember|keep|store|know|save)\s+(?:that\s+)?(?P<inner>.+?)[\s.!?]*$",
         ),
@@ -328,9 +335,56 @@ static FORGET: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(
             r"(?i)^\s*(?:пожалуйста[,\s]+)?(?:забудь|забудьте|удали|сотри)[,\s]+(?:что\s+|о\s+том,?\s+что\s+)?(?P<inner>.+?)[\s.!?]*$",
         ),
-        re(r"^\s*(?:请)?(?:忘记|忘掉|删除|别记住|不要记住)(?P<inner>.+?)[。！？.!?]*$"),
+        // The languages kept verbatim beyond these (issue 51): the verb
+        // first where the language puts it first, last where it ends the
+        // sentence (Japanese, Korean, Turkish, Hindi).
         re(
-            r"^\s*(?P<inner>.+?)(?:を|のことを|は)(?:忘れて|削除して|消して)(?:ください)?[。！？.!?]*$",
+            r"^\s*(?:请|麻烦你?|帮我)?(?:忘记|忘掉|删除|删掉|别记住|不要记住|不要记得)(?P<inner>.+?)(?:这件事|这个)?(?:吧)?[。！？.!?]*$",
+        ),
+        re(
+            r"^\s*(?:请|麻烦你?)?把(?P<inner>.+?)(?:这件事)?(?:忘记|忘掉|删除|删掉)(?:吧)?[。！？.!?]*$",
+        ),
+        re(
+            r"^\s*(?P<inner>.+?)(?:ということ|こと)?(?:を|のことを|は)(?:忘れて|削除して|消して)(?:ください|くれ|ね)?[。！？.!?]*$",
+        ),
+        re(
+            r"^\s*(?P<inner>.+?)\s*(?:다는\s*(?:것|거)을|라는\s*(?:것|거)을|(?:것|거)을|을|를|은|는)?\s*(?:잊어\s*(?:줘|주세요|버려|버리세요)|지워\s*(?:줘|주세요)|삭제해\s*(?:줘|주세요))[.!?。]*\s*$",
+        ),
+        re(
+            r"(?i)^\s*(?:lütfen\s+)?(?P<inner>.+?)\s+(?:bilgisini\s+|bilgiyi\s+)?(?:unut|unutun|sil|silin)(?:\s+lütfen)?[\s.!?]*$",
+        ),
+        re(
+            r"^\s*(?:من\s+فضلك[،,\s]+)?(?:انس|انسى|انسي|امسح|احذف)\s+(?:أن(?:ني|ي)?\s+|أنّي\s+)?(?P<inner>.+?)[\s.!?؟]*$",
+        ),
+        re(
+            r"^\s*(?:कृपया\s+)?(?P<inner>.+?)\s*(?:वाली\s+बात\s+|की\s+बात\s+|को\s+)?(?:भूल\s+जा(?:ओ|इए|एं|ो)|भूल\s+जाना|मिटा\s+दो|मिटा\s+दीजिए|हटा\s+दो|हटा\s+दीजिए|डिलीट\s+कर\s+दो)[\s।.!?]*$",
+        ),
+        re(
+            r"^\s*(?:कृपया\s+)?(?:भूल\s+जा(?:ओ|इए|एं)|मिटा\s+(?:दो|दीजिए)|हटा\s+(?:दो|दीजिए))\s+कि\s+(?P<inner>.+?)[\s।.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:tolong\s+|mohon\s+)?(?:lupakan|hapus|hapuskan)\s+(?:bahwa\s+|kalau\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:làm\s+ơn\s+|hãy\s+|xin\s+)?(?:quên|xóa|xoá)\s+(?:đi\s+)?(?:việc\s+|chuyện\s+)?(?:rằng\s+|là\s+)?(?P<inner>.+?)(?:\s+đi)?[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:σε\s+παρακαλώ[,\s]+|παρακαλώ[,\s]+)?(?:ξέχασε|ξεχάστε|ξέχνα|διέγραψε|διαγράψτε|σβήσε)\s+(?:ότι\s+|πως\s+)?(?P<inner>.+?)[\s.!?;]*$",
+        ),
+        re(
+            r"^\s*(?:ช่วย|กรุณา)?(?:ลืม|ลบ)(?:ว่า|เรื่องที่|ที่)?(?P<inner>.+?)(?:ด้วย|ที|นะ)?(?:ครับ|ค่ะ|คะ)?[\s.!?]*$",
+        ),
+        re(
+            r"^\s*(?:בבקשה\s+)?(?:תשכח|תשכחי|שכח|מחק|תמחק|תמחקי)\s+(?:ש|את\s+זה\s+ש)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:будь\s+ласка[,\s]+)?(?:забудь|забудьте|видали|зітри)[,\s]+(?:що\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:ole\s+hyvä\s+ja\s+)?(?:unohda|poista)\s+(?:että\s+)?(?P<inner>.+?)[\s.!?]*$",
+        ),
+        re(
+            r"(?i)^\s*(?:pozhaluysta[,\s]+)?(?:zabud'?|zabudte|udali)[,\s]+(?:chto\s+)?(?P<inner>.+?)[\s.!?]*$",
         ),
     ]
 });
@@ -373,10 +427,24 @@ pub fn forget_pointer(clause: &str) -> bool {
 
 /// The request to forget a clause makes, if it makes one.
 pub fn forget(clause: &str) -> Option<ForgetRequest> {
-    if FORGET_ALL.is_match(clause) {
-        return Some(ForgetRequest::Everything);
-    }
-    forget_request(clause).map(ForgetRequest::Thing)
+    // The request may follow a label or a remark: "GDPR request: remove
+    // my location data", "That's private, delete that I live in Oslo".
+    lead_ins(clause).find_map(|c| {
+        if FORGET_ALL.is_match(c) {
+            return Some(ForgetRequest::Everything);
+        }
+        forget_request(c).map(ForgetRequest::Thing)
+    })
+}
+
+/// The clause, then what follows each ": " or ", " in it.
+fn lead_ins(clause: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(clause).chain(
+        clause
+            .match_indices([':', ',', '،', '，', '：'])
+            .map(move |(i, sep)| clause[i + sep.len()..].trim_start())
+            .filter(|rest| !rest.is_empty()),
+    )
 }
 
 /// What a forget request leaves of the thing to forget.

@@ -22,6 +22,9 @@ pub struct Known {
     pub source_type: SourceType,
     /// Cosine similarity to the candidate's statement.
     pub similarity: f32,
+    /// A piece of what was said (episodic), not a fact: only a request to
+    /// forget reaches one directly, by its words.
+    pub said: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -241,7 +244,11 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
             .filter(|k| {
                 k.value.as_deref().is_some_and(|v| {
                     let v = words(v);
-                    v.chars().count() >= 2 && said.contains(&format!(" {v} "))
+                    // A value in a script without spaces is found inside
+                    // its sentence ("奥斯陆" in "我住在奥斯陆").
+                    let unspaced = v.chars().any(crate::text::words::unspaced);
+                    v.chars().count() >= 2
+                        && (said.contains(&format!(" {v} ")) || unspaced && said.contains(&v))
                 }) && !targets.iter().any(|t| t.id == k.id)
             })
             .collect();
@@ -251,14 +258,24 @@ fn retire(candidate: &Candidate, known: &[Known], p: &DecideParams) -> Decision 
         // A request that names no attribute ("my divorce", "my phone
         // model") reaches what holds all of its words, by stem ("User is
         // divorced."), and what is close in meaning.
+        // What was said (and, in a language the rules cannot read, what was
+        // kept verbatim in it) is reached by most of the request's words:
+        // inflection changes the rest ("Oslo'da yaşadığımı unut" reaches
+        // "Oslo'da yaşıyorum").
+        let unread = crate::policy::unread_language(&candidate.statement).is_some();
         let by_words = |k: &Known| {
             candidate.attribute.is_empty()
-                && crate::text::words::names_all(&candidate.statement, &k.content)
+                && (crate::text::words::names_all(&candidate.statement, &k.content)
+                    || (k.said || unread && k.attribute.is_none())
+                        && crate::text::words::names_most(&candidate.statement, &k.content))
         };
         let close: Vec<&Known> = known
             .iter()
             .filter(|k| {
-                ((k.attribute.is_none() || candidate.attribute.is_empty())
+                // What was said is reached by its words, never by
+                // closeness alone: the conversation is not a fact.
+                (!k.said
+                    && (k.attribute.is_none() || candidate.attribute.is_empty())
                     && k.similarity >= p.forget_similarity
                     || by_words(k))
                     && !targets.iter().any(|t| t.id == k.id)
@@ -463,6 +480,7 @@ mod tests {
 
     fn known(attribute: &str, value: &str, content: &str, similarity: f32) -> Known {
         Known {
+            said: false,
             id: Uuid::now_v7(),
             content: content.into(),
             subject: Some("user".into()),
@@ -689,6 +707,7 @@ mod tests {
             Decision::Noop { .. }
         ));
         let tea = Known {
+            said: false,
             similarity: 0.6,
             ..tea
         };

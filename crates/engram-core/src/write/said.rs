@@ -85,6 +85,11 @@ pub fn keep(turn: &str, allow_sensitive: bool, bound: PieceBound) -> Kept {
             kept.left_out.push((n, why));
             continue;
         }
+        // Acted on by extraction; kept, it would hold what is to go.
+        if crate::text::statement::asks_to_forget(sentence) {
+            kept.left_out.push((n, "a request to forget"));
+            continue;
+        }
         let (text, sensitivity) = if allow_sensitive {
             (sentence.to_owned(), sensitive_category(sentence))
         } else {

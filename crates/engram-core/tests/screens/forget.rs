@@ -95,6 +95,63 @@ const OTHER: &[(usize, &str)] = &[
     (8, "Забудь, что {f}."),
 ];
 
+/// Issue 51: the languages kept verbatim that forgetting did not read,
+/// as (language, template, the city in that language's script); {c} is
+/// the city. Written with the mechanism (not held out).
+const MORE_LANGUAGES: &[(&str, &str)] = &[
+    ("zh", "请忘记我住在{c}。"),
+    ("zh", "忘掉我住在{c}这件事吧"),
+    ("zh", "请把我住在{c}这件事删掉。"),
+    ("ja", "私が{c}に住んでいることを忘れてください。"),
+    ("ja", "{c}に住んでいることは削除して。"),
+    ("ko", "내가 {c}에 산다는 것을 잊어 주세요."),
+    ("ko", "{c}에 사는 거 지워 줘."),
+    ("tr", "{c}'da yaşadığımı unut."),
+    ("tr", "Lütfen {c}'da yaşadığımı unutun."),
+    ("ar", "من فضلك انس أنني أعيش في {c}."),
+    ("ar", "احذف أنني أعيش في {c}."),
+    ("hi", "कृपया भूल जाइए कि मैं {c} में रहता हूँ।"),
+    ("hi", "{c} में रहने वाली बात भूल जाओ।"),
+    ("id", "Tolong lupakan bahwa saya tinggal di {c}."),
+    ("id", "Hapus bahwa saya tinggal di {c}."),
+    ("vi", "Hãy quên rằng tôi sống ở {c}."),
+    ("vi", "Xóa chuyện tôi sống ở {c} đi."),
+    ("el", "Ξέχασε ότι μένω στο {c}."),
+    ("el", "Σε παρακαλώ διέγραψε ότι μένω στο {c}."),
+];
+
+/// Oslo and Berlin as each of those languages writes them.
+fn city(lang: &str, berlin: bool) -> &'static str {
+    match (lang, berlin) {
+        ("zh", false) => "奥斯陆",
+        ("zh", true) => "柏林",
+        ("ja", false) => "オスロ",
+        ("ja", true) => "ベルリン",
+        ("ko", false) => "오슬로",
+        ("ko", true) => "베를린",
+        ("ar", false) => "أوسلو",
+        ("ar", true) => "برلين",
+        ("hi", false) => "ओस्लो",
+        ("hi", true) => "बर्लिन",
+        ("el", false) => "Όσλο",
+        ("el", true) => "Βερολίνο",
+        (_, false) => "Oslo",
+        (_, true) => "Berlin",
+    }
+}
+
+/// Issue 51's English wordings and their kin.
+const MORE_ENGLISH: &[&str] = &[
+    "Wipe everything about {v}.",
+    "GDPR request: remove my location data.",
+    "That's private, delete that {f}.",
+    "You no longer need to know that {f}, forget it.",
+    "Privacy request: forget that {f}.",
+    "Ugh, that's personal, please forget that {f}.",
+    "You don't need to remember that {f}.",
+    "Erase everything regarding {v}.",
+];
+
 /// Asking to forget a category of the user's facts, not one fact.
 const CATEGORY: &[&str] = &[
     "Can you erase my {c}?",
@@ -180,6 +237,39 @@ pub fn cases() -> Vec<Case> {
                 forget: true,
                 everything: false,
                 reaches: None,
+            });
+        }
+    }
+    for (lang, t) in MORE_LANGUAGES {
+        for berlin in [false, true] {
+            let c = city(lang, berlin);
+            out.push(Case {
+                class: "more languages (issue 51)",
+                part: part_of(t, lang),
+                text: t.replace("{c}", c),
+                value: c.to_owned(),
+                forget: true,
+                everything: false,
+                reaches: None,
+            });
+        }
+    }
+    for t in MORE_ENGLISH {
+        for _ in 0..3 {
+            let f = fact(&mut rng);
+            let location = t.contains("location");
+            out.push(Case {
+                class: "English wording (issue 51)",
+                part: part_of(t, "en51"),
+                text: t.replace("{f}", &f[0]).replace("{v}", &f[1]),
+                value: if location {
+                    "location".into()
+                } else {
+                    f[1].clone()
+                },
+                forget: true,
+                everything: false,
+                reaches: location.then_some("location.city"),
             });
         }
     }

@@ -7,7 +7,7 @@
 
 use std::process::{Command, Stdio};
 
-use crate::common::{database_url, spawn_app, tables_holding, TestApp};
+use crate::common::{database_url, events, spawn_app, tables_holding, TestApp};
 use engram_core::access::{unkeyed_subject_hash, SubjectKey};
 use engram_core::DEFAULT_TENANT;
 use reqwest::{Method, StatusCode};
@@ -857,6 +857,10 @@ async fn forget_requests_in_any_wording_reach_every_copy(pool: PgPool) {
         "Please forget everything you know about me.",
         "Remove Berlin from your memory.",
         "Don't store that I live in Berlin.",
+        // Issue 51's English wordings.
+        "Wipe everything about Berlin.",
+        "That's private, delete that I live in Berlin.",
+        "You no longer need to know that I live in Berlin, forget it.",
     ]
     .iter()
     .enumerate()
@@ -902,7 +906,7 @@ async fn forget_requests_in_any_wording_reach_every_copy(pool: PgPool) {
         .await
         .unwrap();
         assert_eq!(events, ["FORGET"], "{request}: forgotten, not retracted");
-        if request.contains("everything") {
+        if request.contains("everything you know about me") {
             assert!(live.is_empty(), "everything: {live:?}");
             let job: Value = sqlx::query_scalar(
                 "SELECT results FROM jobs WHERE user_id = $1 AND kind = 'extract' ORDER BY created_at DESC LIMIT 1",
@@ -944,4 +948,100 @@ async fn a_forget_reaches_a_fact_already_retracted(pool: PgPool) {
     app.settle().await;
     let held = what_is_held(&app, "r1", "rs1").await;
     assert!(!held.contains("Berlin"), "{held}");
+}
+
+/// Issue 51: in nine languages kept verbatim, a request to forget was
+/// itself stored (holding the value) and nothing was forgotten. Now what
+/// was said in the language is reached, and the request is never kept.
+#[sqlx::test(migrations = false)]
+async fn forget_requests_in_the_languages_kept_verbatim_reach_what_was_said(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    for (lang, said, request, city) in [
+        ("zh", "我住在奥斯陆。", "请忘记我住在奥斯陆。", "奥斯陆"),
+        (
+            "ja",
+            "私はオスロに住んでいます。",
+            "私がオスロに住んでいることを忘れてください。",
+            "オスロ",
+        ),
+        (
+            "ko",
+            "저는 오슬로에 살아요.",
+            "내가 오슬로에 산다는 것을 잊어 주세요.",
+            "오슬로",
+        ),
+        (
+            "tr",
+            "Oslo'da yaşıyorum.",
+            "Oslo'da yaşadığımı unut.",
+            "Oslo",
+        ),
+        (
+            "ar",
+            "أنا أعيش في أوسلو.",
+            "من فضلك انس أنني أعيش في أوسلو.",
+            "أوسلو",
+        ),
+        (
+            "hi",
+            "मैं ओस्लो में रहता हूँ।",
+            "कृपया भूल जाइए कि मैं ओस्लो में रहता हूँ।",
+            "ओस्लो",
+        ),
+        (
+            "id",
+            "Saya tinggal di Oslo.",
+            "Tolong lupakan bahwa saya tinggal di Oslo.",
+            "Oslo",
+        ),
+        (
+            "vi",
+            "Tôi sống ở Oslo.",
+            "Hãy quên rằng tôi sống ở Oslo.",
+            "Oslo",
+        ),
+        ("el", "Μένω στο Όσλο.", "Ξέχασε ότι μένω στο Όσλο.", "Όσλο"),
+        // And three more the review did not list.
+        ("th", "ฉันอาศัยอยู่ที่ออสโล", "ช่วยลืมว่าฉันอาศัยอยู่ที่ออสโลด้วย", "ออสโล"),
+        (
+            "he",
+            "אני גר באוסלו.",
+            "בבקשה תשכח שאני גר באוסלו.",
+            "באוסלו",
+        ),
+        ("uk", "Я живу в Осло.", "Забудь, що я живу в Осло.", "Осло"),
+    ] {
+        let user = format!("lang-{lang}");
+        app.infer(&user, said).await;
+        let live = |user: String| {
+            let pool = app.pool.clone();
+            async move {
+                sqlx::query_scalar::<_, String>(
+                    "SELECT content FROM memories WHERE user_id = $1 AND deleted_at IS NULL",
+                )
+                .bind(user)
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+            }
+        };
+        let before = live(user.clone()).await;
+        assert!(
+            before.iter().any(|c| c.contains(city)),
+            "{lang}: {before:?}"
+        );
+        let rows_before = app.count_rows("memories").await;
+        let job = app.infer(&user, request).await;
+        let after = live(user.clone()).await;
+        assert!(
+            after.iter().all(|c| !c.contains(city)),
+            "{lang}: {after:?} {job}"
+        );
+        assert_eq!(
+            app.count_rows("memories").await,
+            rows_before,
+            "{lang}: the request itself was stored: {job}"
+        );
+        assert!(events(&job).contains(&"FORGET".to_owned()), "{lang}: {job}");
+    }
 }

@@ -782,3 +782,44 @@ async fn the_oss_routes_speak_the_oss_servers_shape(pool: PgPool) {
         .await;
     assert_mem0_error(&r, 401, None);
 }
+
+/// Issue 51 (low): a Mem0 request is made of several REST calls, each
+/// counted against the key's rate limit, so a batch refused halfway had
+/// done part of its work. Now the request is counted once, as a whole.
+#[sqlx::test(migrations = false)]
+async fn a_mem0_fan_out_is_counted_once_and_never_refused_halfway(pool: PgPool) {
+    let config = engram_api::ApiConfig {
+        rate_limit: Some(engram_api::RateLimit {
+            per_second: std::num::NonZeroU32::new(1).unwrap(),
+            burst: std::num::NonZeroU32::new(4).unwrap(),
+        }),
+        ..Default::default()
+    };
+    let app = crate::common::TestApp::builder(pool)
+        .config(config)
+        .spawn()
+        .await;
+    let mut ids = Vec::new();
+    for text in ["I like tea.", "I like jazz.", "I like chess."] {
+        ids.push(add_verbatim(&app, KEY, "eve", text, json!({})).await);
+    }
+    // The bucket refills to its burst: one request's worth is four calls.
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    let memories: Vec<Value> = ids.iter().map(|id| json!({"memory_id": id})).collect();
+    let r = m0(
+        &app,
+        KEY,
+        Method::DELETE,
+        "/mem0/v1/batch/",
+        Some(json!({"memories": memories})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let live: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM memories WHERE user_id = 'eve' AND deleted_at IS NULL AND said_by IS NULL",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(live, 0, "every memory of the batch was deleted");
+}

@@ -1590,3 +1590,26 @@ async fn every_compat_response_matches_its_spec(pool: PgPool) {
         "every operation answered 200 once"
     );
 }
+
+/// Issue 51 (low): a tool call whose arguments nest deeper than the JSON
+/// reader allows was answered HTTP 415; it is a JSON-RPC parse error.
+#[sqlx::test(migrations = false)]
+async fn mcp_arguments_nested_too_deep_are_a_json_rpc_error(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let body = format!(
+        r#"{{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {{"name": "add_memory", "arguments": {{"text": "I like tea.", "user_id": "u", "metadata": {{"x": {deep}}}}}}}}}"#
+    );
+    let req = app
+        .client
+        .post(app.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .bearer_auth(KEY)
+        .body(body);
+    let r = app.raw(req).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.body["jsonrpc"], "2.0", "{}", r.body);
+    assert_eq!(r.body["error"]["code"], -32700, "{}", r.body);
+    assert_eq!(app.count_rows("memories").await, 0);
+}

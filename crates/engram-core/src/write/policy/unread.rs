@@ -242,14 +242,22 @@ fn is_question(sentence: &str) -> bool {
 /// English: the rules read it, and found nothing to keep.
 pub fn unread_message(screened: &str, allow_sensitive: bool) -> Option<Unread> {
     let language = unread_language(screened)?;
-    let told: Vec<&str> = sentences(screened)
-        .into_iter()
-        .filter(|s| !is_question(s))
+    let all = sentences(screened);
+    // A request to forget is acted on, never kept: it holds what is to go.
+    let forgets = |s: &&str| crate::text::statement::asks_to_forget(s);
+    let told: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|s| !is_question(s) && !forgets(s))
         .collect();
     if told.is_empty() {
         return Some(Unread::Skip {
             language,
-            reason: "it only asks questions",
+            reason: if all.iter().any(forgets) {
+                "it asks to forget, and a request to forget is not kept"
+            } else {
+                "it only asks questions"
+            },
         });
     }
     let told = told.join(" ");

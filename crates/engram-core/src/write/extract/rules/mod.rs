@@ -361,7 +361,14 @@ fn forget(thing: &str, index: usize) -> Vec<Candidate> {
         return out;
     }
     let attribute = topic(thing);
-    let words = thing.split_whitespace().count();
+    // In a script written without spaces, two characters are a word's worth.
+    let words = thing.split_whitespace().count().max(
+        thing
+            .chars()
+            .filter(|c| crate::text::words::unspaced(*c))
+            .count()
+            / 2,
+    );
     // One word names something only when it is a name or a number
     // ("forget Berlin"), matched against what is held by its value.
     let named = words == 1
