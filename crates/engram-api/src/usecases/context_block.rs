@@ -228,27 +228,31 @@ fn recalled(
     };
     let found: HashSet<uuid::Uuid> = ranked.iter().map(|r| r.memory.id).collect();
     let in_profile: HashSet<uuid::Uuid> = profile.iter().map(|m| m.id).collect();
-    let unmatched = profile.iter().filter(|m| !found.contains(&m.id)).map(|m| {
-        let age = engram_core::time::days_between(now, m.created_at);
-        let none = engram_core::Relevance::dense(0.0);
-        let (value, _) = engram_core::blend(
-            none,
-            age,
-            m.importance,
-            state.config.weights,
-            state.config.half_life_days,
-        );
-        Recalled {
-            section: Section::Profile,
-            text: profile_line(m),
-            value: value + if m.pinned { 1.0 } else { 0.0 },
-            sort: 0,
-            group: None,
-        }
-    });
+    let unmatched = profile
+        .iter()
+        .filter(|m| !found.contains(&m.id) && shown(m))
+        .map(|m| {
+            let age = engram_core::time::days_between(now, m.created_at);
+            let none = engram_core::Relevance::dense(0.0);
+            let (value, _) = engram_core::blend(
+                none,
+                age,
+                m.importance,
+                state.config.weights,
+                state.config.half_life_days,
+            );
+            Recalled {
+                section: Section::Profile,
+                text: profile_line(m),
+                value: value + if m.pinned { 1.0 } else { 0.0 },
+                sort: 0,
+                group: None,
+            }
+        });
     let matched = ranked
         .iter()
         .filter(|r| !in_this_window(&r.memory))
+        .filter(|r| shown(&r.memory))
         .map(|r| {
             let m = &r.memory;
             let (section, text, group) = if in_profile.contains(&m.id) {
@@ -268,6 +272,18 @@ fn recalled(
             }
         });
     matched.chain(unmatched).collect()
+}
+
+/// Whether a stored text may be shown in the block: the instruction screen
+/// again, at read time, so what was stored before the screen learned a
+/// style (or came in past it) is not put before the model as an order
+/// (issue 51). Quoting tells the model what it reads is data; a small
+/// model follows an order in quotes anyway (docs/GDPR.md, *Hardening*).
+/// What was said in a language the screen cannot read is held out too.
+fn shown(m: &engram_core::Memory) -> bool {
+    let as_said = m.attribute.is_none();
+    engram_core::policy::instruction_reason(&m.content).is_none()
+        && !(as_said && engram_core::policy::unscreened_language(&m.content).is_some())
 }
 
 /// Memories searched for the block when the request does not say: enough

@@ -109,6 +109,9 @@ fn unread_messages(
                     "written in {}, {unread}; kept as it was said",
                     language.described()
                 );
+                if engram_core::policy::unscreened_language(&m.content).is_some() {
+                    reason += "; held out of context blocks: the instruction screen does not read this language";
+                }
                 let sensitive =
                     engram_core::said::left_out_sensitive(&m.content, request.allow_sensitive);
                 if !sensitive.is_empty() {
@@ -150,6 +153,9 @@ fn unread_messages(
                     "kept verbatim as an episodic memory: written in {}, {unread}",
                     language.described()
                 );
+                if engram_core::policy::unscreened_language(&text).is_some() {
+                    reason += "; held out of context blocks: the instruction screen does not read this language";
+                }
                 if !left_out.is_empty() {
                     reason += &format!(
                         "; left out: sensitive categories {} (stored only with allow_sensitive: true)",

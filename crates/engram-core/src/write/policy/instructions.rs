@@ -338,6 +338,10 @@ pub fn instruction_reason(text: &str) -> Option<&'static str> {
     if let Some(i) = set.matches(text).iter().next() {
         return Some(reasons[i]);
     }
+    // An order for every later reply, in any frame (`standing.rs`).
+    if let Some(why) = super::standing::standing_order(text) {
+        return Some(why);
+    }
     // Set once a clause addresses the assistant: the clauses after it are
     // said to it.
     let mut addressed = false;

@@ -9,6 +9,7 @@ mod one_fact;
 mod screen;
 mod secrets;
 mod sensitive;
+mod standing;
 mod unread;
 pub(crate) mod value;
 
@@ -21,7 +22,7 @@ pub use secrets::{
     secret_spans, without_url_credentials, SecretSpan,
 };
 pub use sensitive::{sensitive_category, without_sensitive};
-pub use unread::{unread_language, unread_message, Language, Unread};
+pub use unread::{unread_language, unread_message, unscreened_language, Language, Unread};
 pub use value::value_problem;
 
 /// Why a piece of text was refused.

@@ -219,6 +219,21 @@ pub fn unread_language(text: &str) -> Option<Language> {
     })
 }
 
+/// The languages the instruction screen reads (`instructions.rs`), by ISO
+/// 639-3 code: English, German, French, Spanish, Italian, Portuguese,
+/// Dutch, Polish, Russian, Chinese, Japanese and Korean.
+const SCREENED: &[&str] = &[
+    "eng", "deu", "fra", "spa", "ita", "por", "nld", "pol", "rus", "cmn", "jpn", "kor",
+];
+
+/// The language of `text` when it is one the instruction screen cannot
+/// read: an order written in it would pass unseen, so what was said in it
+/// is kept but held out of context blocks (issue 51: 13 of 14 steering
+/// messages in such languages were shown as "the user said").
+pub fn unscreened_language(text: &str) -> Option<Language> {
+    unread_language(text).filter(|l| !SCREENED.contains(&l.code))
+}
+
 /// Han, kana or Hangul.
 fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)

@@ -113,10 +113,109 @@ fn is_dash(c: char) -> bool {
     )
 }
 
+/// The zero of each decimal digit script that NFKC leaves as it is
+/// (Arabic-Indic, Extended Arabic-Indic, NKo, Devanagari, Bengali,
+/// Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala,
+/// Thai, Lao, Tibetan, Myanmar, Khmer, Mongolian): a card number written
+/// in any of them is the same number.
+const DIGIT_ZEROS: &[u32] = &[
+    0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6, 0x0D66,
+    0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x17E0, 0x1810,
+];
+
+/// `c` as an ASCII digit when it is a decimal digit of another script.
+fn ascii_digit(c: char) -> Option<char> {
+    let code = c as u32;
+    DIGIT_ZEROS
+        .iter()
+        .find(|z| (**z..**z + 10).contains(&code))
+        .and_then(|z| char::from_digit(code - z, 10))
+}
+
+/// Cyrillic and Greek letters that look like Latin ones, and the Latin
+/// letter they pass for (Unicode's confusables for these scripts).
+const LOOK_ALIKES: &[(char, char)] = &[
+    ('а', 'a'),
+    ('е', 'e'),
+    ('о', 'o'),
+    ('р', 'p'),
+    ('с', 'c'),
+    ('у', 'y'),
+    ('х', 'x'),
+    ('і', 'i'),
+    ('ј', 'j'),
+    ('ѕ', 's'),
+    ('ԁ', 'd'),
+    ('ԝ', 'w'),
+    ('һ', 'h'),
+    ('ӏ', 'l'),
+    ('А', 'A'),
+    ('В', 'B'),
+    ('Е', 'E'),
+    ('К', 'K'),
+    ('М', 'M'),
+    ('Н', 'H'),
+    ('О', 'O'),
+    ('Р', 'P'),
+    ('С', 'C'),
+    ('Т', 'T'),
+    ('Х', 'X'),
+    ('І', 'I'),
+    ('Ѕ', 'S'),
+    ('α', 'a'),
+    ('ο', 'o'),
+    ('ρ', 'p'),
+    ('ν', 'v'),
+    ('τ', 't'),
+    ('ι', 'i'),
+    ('κ', 'k'),
+    ('Α', 'A'),
+    ('Β', 'B'),
+    ('Ε', 'E'),
+    ('Ζ', 'Z'),
+    ('Η', 'H'),
+    ('Ι', 'I'),
+    ('Κ', 'K'),
+    ('Μ', 'M'),
+    ('Ν', 'N'),
+    ('Ο', 'O'),
+    ('Ρ', 'P'),
+    ('Τ', 'T'),
+    ('Υ', 'Y'),
+    ('Χ', 'X'),
+];
+
+/// The byte ranges of the words of `text` that mix Latin letters with
+/// Cyrillic or Greek ones ("pаssword" with a Cyrillic а): a real word of
+/// either script holds only its own letters (UTS #39's mixed-script
+/// check), so only a disguise is folded, never Russian or Greek text.
+fn mixed_script_words(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let (mut latin, mut other) = (false, false);
+    for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        if c.is_alphanumeric() {
+            start.get_or_insert(at);
+            latin |= c.is_ascii_alphabetic();
+            // Greek (0370-03FF), Cyrillic and its supplement (0400-052F).
+            other |= matches!(c as u32, 0x0370..=0x052F);
+        } else {
+            if let (Some(s), true, true) = (start, latin, other) {
+                out.push(s..at);
+            }
+            start = None;
+            latin = false;
+            other = false;
+        }
+    }
+    out
+}
+
 impl Normalized {
     pub fn new(original: &str) -> Self {
         let mut text = String::with_capacity(original.len());
         let mut map = Vec::with_capacity(original.len());
+        let disguised = mixed_script_words(original);
         for (at, c) in original.char_indices() {
             let range = at..at + c.len_utf8();
             if is_default_ignorable(c) {
@@ -125,6 +224,18 @@ impl Normalized {
             if is_dash(c) {
                 map.push((text.len(), range));
                 text.push('-');
+                continue;
+            }
+            let folded = ascii_digit(c).or_else(|| {
+                disguised
+                    .iter()
+                    .any(|w| w.contains(&at))
+                    .then(|| LOOK_ALIKES.iter().find(|(x, _)| *x == c).map(|(_, l)| *l))
+                    .flatten()
+            });
+            if let Some(plain) = folded {
+                map.push((text.len(), range));
+                text.push(plain);
                 continue;
             }
             let mut buf = [0u8; 4];
@@ -266,6 +377,20 @@ mod tests {
         assert_eq!(n.text, "card 4111 11111111 - 1111 end");
         assert_eq!(back(s, &n, "4111 1111"), "４１１１\u{00A0}1111");
         assert_eq!(back(s, &n, "end"), "end");
+    }
+
+    #[test]
+    fn other_scripts_digits_and_disguised_letters_fold() {
+        // Arabic-Indic and Devanagari digits are digits.
+        assert_eq!(Normalized::new("٤١١١ ١١١١").text, "4111 1111");
+        assert_eq!(Normalized::new("४१११-११११").text, "4111-1111");
+        // A Cyrillic а inside a Latin word is a disguise; Russian is Russian.
+        assert_eq!(Normalized::new("my pаssword is x").text, "my password is x");
+        assert_eq!(Normalized::new("мой пароль").text, "мой пароль");
+        assert_eq!(Normalized::new("Σ ρ alpha").text, "Σ ρ alpha");
+        let s = "pаss: 7";
+        let n = Normalized::new(s);
+        assert_eq!(back(s, &n, "pass"), "pаss");
     }
 
     #[test]
