@@ -309,7 +309,7 @@ async fn the_context_never_exceeds_its_budget_and_keeps_priorities(pool: PgPool)
     let c = context(
         &app,
         json!({"user_id": "bob", "session_id": "lab", "query": "x",
-        "token_budget": 80, "include": ["recent"]}),
+        "token_budget": 110, "include": ["recent"]}),
     )
     .await;
     let text = c["text"].as_str().unwrap();

@@ -83,7 +83,7 @@ static FORMATS: LazyLock<Vec<FormatRule>> = LazyLock::new(|| {
         }
         Err(e) => panic!("the built-in secret rules do not parse: {e}"),
     }
-    let own: [(&'static str, &str); 18] = [
+    let own: [(&'static str, &str); 22] = [
         (
             "private key",
             r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\n\s*\n|\z)",
@@ -113,6 +113,21 @@ static FORMATS: LazyLock<Vec<FormatRule>> = LazyLock::new(|| {
         ("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
         ("Shopify token", r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
         ("Telegram bot token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{32,}"),
+        // Issue 51's formats, as gitleaks' rules define them.
+        (
+            "Grafana token",
+            r"\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2})",
+        ),
+        (
+            "Doppler token",
+            r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{2,20}\.)?[A-Za-z0-9]{40,44}\b",
+        ),
+        ("Replicate token", r"\br8_[A-Za-z0-9]{37}\b"),
+        // A DSN's key is its user part: https://<32 hex>@host/<project>.
+        (
+            "Sentry DSN",
+            r"\bhttps?://[0-9a-f]{32}(?::[0-9a-f]{32})?@[A-Za-z0-9.\-]+/\d+",
+        ),
         (
             "Azure storage key",
             r"(?i)\bAccountKey=[A-Za-z0-9+/]{40,}={0,2}",
@@ -621,6 +636,41 @@ mod tests {
         assert_eq!(find_secret("I have 2 cats and 1234 5678 followers"), None);
         assert_eq!(find_secret("I forgot my password"), None);
         assert_eq!(find_secret("the PIN on my card was reset"), None);
+    }
+
+    /// Issue 51's token formats (generated to each format's shape), and
+    /// look-alikes that must pass.
+    #[test]
+    fn issue_51_token_formats() {
+        for (text, kind) in [
+            (
+                "grafana glsa_abcdefghijklmnopqrstuvwxyzABCDEF_0a1b2c3d here",
+                "Grafana token",
+            ),
+            (
+                "DOPPLER_TOKEN dp.st.prd.Abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+                "Doppler token",
+            ),
+            (
+                "use r8_Abcdefghijklmnopqrstuvwxyz0123456789A please",
+                "Replicate token",
+            ),
+            (
+                "dsn https://0123456789abcdef0123456789abcdef@o123.ingest.sentry.io/4567",
+                "Sentry DSN",
+            ),
+        ] {
+            let (red, kinds) = redact(text);
+            assert_eq!(kinds.first().copied(), Some(kind), "{text} -> {red}");
+        }
+        for text in [
+            "r8_short is not a token",
+            "see https://docs.sentry.io/platforms/ for the DSN format",
+            "glsa_ is Grafana's prefix",
+            "dp.st.prd is the Doppler prefix",
+        ] {
+            assert_eq!(find_secret(text), None, "{text}");
+        }
     }
 
     #[test]
