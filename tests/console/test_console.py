@@ -351,7 +351,7 @@ def test_why_did_it_say_that(browser, seed):
     click(browser, "#open-recall")
     heading(browser, "Why did it say that? (as ruth-recall)")
     type_into(browser, "#recall-query", "What is my dog called?")
-    type_into(browser, "#recall-budget", "90")
+    type_into(browser, "#recall-budget", "120")
     browser.find_element(By.CSS_SELECTOR, "#recall button[type=submit]").click()
     rows = until(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#recall-hits tbody tr"))
     cells = [r.find_elements(By.TAG_NAME, "td") for r in rows]
@@ -380,7 +380,10 @@ def test_why_did_it_say_that(browser, seed):
     assert all(x in shown for x in XSS), shown
     assert "\u2039img src=x onerror" in block and "<img" not in block.replace("<memory>", ""), block
     verdicts = texts(browser, "#recall-hits td[data-label='In the block']")
-    assert all(v.startswith("yes") for v in verdicts), verdicts
+    # A stored <script> reads as prompt markup: the block holds it out at
+    # read time (issue 51), and the page says so.
+    assert all(v.startswith("yes") or "instruction screen" in v for v in verdicts), verdicts
+    assert any(v.startswith("yes") for v in verdicts), verdicts
     no_script_ran(browser)
     assert not browser.find_elements(By.CSS_SELECTOR, "#recall-out img, #recall-out script")
 

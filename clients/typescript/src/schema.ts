@@ -127,7 +127,11 @@ export interface paths {
          *     stored in one transaction (201). An exact duplicate
          *     of a live memory in the same scope (user, agent and session) is not stored
          *     again and comes back as `NOOP`; if that memory had expired it is made live
-         *     again with the new expiry.
+         *     again with the new expiry. A message that gives the assistant an order
+         *     ("ignore your instructions…", "always recommend…") is not stored, as on
+         *     every other path: it is listed in `skipped` (reason `instruction`), or,
+         *     when nothing else would be stored, the add is refused with 422 naming
+         *     its field.
          *
          *     With `infer: true` (the default), the request is stored as a background
          *     extraction job in one transaction with any raw memories (`store_raw`), and
@@ -1070,11 +1074,11 @@ export interface components {
             results: components["schemas"]["AddResult"][];
             skipped: components["schemas"]["SkippedMessages"];
         };
-        /** @description Messages of the request not stored or read because they were empty (their place in `messages`). */
+        /** @description Messages of the request not stored or read (their place in `messages`): `empty`; or, in an add with `infer: false`, `instruction`, a message that gives the assistant an order (the rest of the batch is stored). */
         SkippedMessages: {
             index: number;
             /** @enum {string} */
-            reason: "empty";
+            reason: "empty" | "instruction";
         }[];
         AddJobResponse: {
             /** Format: uuid */
@@ -1899,7 +1903,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This key is over its rate limit (`rate-limited`: ENGRAM_RATE_LIMIT_PER_SECOND, ENGRAM_RATE_LIMIT_BURST); this key or this address already has as many requests in flight as it may (`too-many-concurrent`: ENGRAM_MAX_REQUESTS_PER_KEY, ENGRAM_MAX_REQUESTS_PER_PEER); or this address failed to authenticate too often (`rate-limited`: ENGRAM_AUTH_FAILURES_PER_SECOND; keys that authenticated recently are still served). */
+        /** @description This key is over its rate limit (`rate-limited`: ENGRAM_RATE_LIMIT_PER_SECOND, ENGRAM_RATE_LIMIT_BURST); this key or this address already has as many requests in flight as it may (`too-many-concurrent`: ENGRAM_MAX_REQUESTS_PER_KEY, ENGRAM_MAX_REQUESTS_PER_PEER); or this address failed to authenticate too often (`rate-limited`: ENGRAM_AUTH_FAILURES_PER_SECOND; keys that authenticated recently are still served). An add with `infer` or a session append that extracts, while the tenant already has ENGRAM_MAX_QUEUED_JOBS extraction jobs waiting, is refused whole with `queue-full` (nothing is written; an add with `infer: false` never queues). */
         TooManyRequests: {
             headers: {
                 /** @description Seconds until the key may send again. */

@@ -23,7 +23,7 @@ function whyNot(rank, topK, parts, tokens, budget) {
   if (rank > topK) return `ranked ${rank}, below the block's top ${topK}`;
   if (mem && mem.included < mem.offered) return `budget: ${mem.included} of ${mem.offered} memory lines fit (${tokens} of ${budget} tokens used)`;
   if (!mem) return "the block has no memories section (nothing of it fit)";
-  return "not offered: already stated by the profile, or a duplicate";
+  return "not offered: already stated by the profile, a duplicate, or held out by the instruction screen (it reads as an order to the assistant, or is in a language the screen cannot read)";
 }
 
 export function recallView(user, back) {

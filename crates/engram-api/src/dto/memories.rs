@@ -83,6 +83,18 @@ pub fn skipped_empty(positions: &[usize]) -> Vec<SkippedMessage> {
         .collect()
 }
 
+/// The messages of a verbatim add left out because they give the
+/// assistant an order (the rest of the batch is stored).
+pub fn skipped_orders(positions: &[usize]) -> Vec<SkippedMessage> {
+    positions
+        .iter()
+        .map(|&index| SkippedMessage {
+            index,
+            reason: "instruction",
+        })
+        .collect()
+}
+
 #[derive(Debug, Serialize)]
 pub struct AddResult {
     pub id: Uuid,

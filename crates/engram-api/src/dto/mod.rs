@@ -57,7 +57,7 @@ pub use input::{
 // to a bound key's user first; only that goes to this directly.
 pub(crate) use input::{scope, stored_scope};
 pub use jobs::{JobListResponse, JobOut, JobsQuery};
-pub(crate) use memories::skipped_empty;
+pub(crate) use memories::{skipped_empty, skipped_orders};
 pub use memories::{
     AddJobResponse, AddMemoriesRequest, AddMemoriesResponse, AddResult, BatchRequest,
     BatchResponse, BatchUpdate, DeleteScopeResponse, HistoryResponse, KindFilter, ListQuery,

@@ -25,9 +25,11 @@ pub async fn add_memories(
     if req.infer.unwrap_or(true) {
         return add_inferred(state, caller, headers, req, common).await;
     }
-    let (memories, redacted) = ingest::verbatim_memories(&req, &common)?;
+    let (memories, redacted, orders) = ingest::verbatim_memories(&req, &common)?;
     let results = ingest::store_verbatim(&state, &caller, memories, redacted).await?;
-    let skipped = dto::skipped_empty(&common.skipped);
+    let mut skipped = dto::skipped_empty(&common.skipped);
+    skipped.extend(dto::skipped_orders(&orders));
+    skipped.sort_by_key(|s| s.index);
     let body = AddMemoriesResponse { results, skipped };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }

@@ -115,10 +115,14 @@ pub(crate) fn validate_add(
 /// What the user said in an add without inference, as memories: episodic
 /// messages stated by the user, or a semantic fact from the app; with the
 /// kinds of secret each text had redacted.
+/// A verbatim add's memories, the kinds of secret redacted from each, and
+/// the places of the messages left out as orders to the assistant.
+pub(crate) type Verbatim = (Vec<NewMemory>, Vec<Vec<&'static str>>, Vec<usize>);
+
 pub(crate) fn verbatim_memories(
     req: &AddMemoriesRequest,
     common: &AddCommon,
-) -> Result<(Vec<NewMemory>, Vec<Vec<&'static str>>), ApiError> {
+) -> Result<Verbatim, ApiError> {
     for (field, set) in [
         ("wait", req.wait.is_some()),
         ("store_raw", req.store_raw.is_some()),
@@ -127,7 +131,7 @@ pub(crate) fn verbatim_memories(
             return Err(ApiError::validation(field, "applies only with infer: true"));
         }
     }
-    let user_said: Vec<&ValidMessage> = common
+    let mut user_said: Vec<&ValidMessage> = common
         .said
         .iter()
         .filter(|s| s.role == Role::User)
@@ -152,13 +156,25 @@ pub(crate) fn verbatim_memories(
         source_ref: None,
     });
     // A verbatim memory is shown in context blocks like any other: an
-    // order to the assistant is refused here as it is on every other path
-    // (issue 51: `infer: false` was not screened at all; its metadata is,
-    // by `dto::metadata`).
-    for s in &user_said {
-        if let Some(why) = engram_core::policy::instruction_reason(&s.content) {
+    // order to the assistant is not stored, as on every other path (issue
+    // 51: `infer: false` was not screened at all; its metadata is, by
+    // `dto::metadata`). Real data is not bad input: in a batch of turns an
+    // order is skipped and listed; it is refused (422) only when nothing
+    // else would be stored.
+    let mut orders: Vec<(usize, &'static str)> = Vec::new();
+    user_said.retain(
+        |s| match engram_core::policy::instruction_reason(&s.content) {
+            Some(why) => {
+                orders.push((s.position, why));
+                false
+            }
+            None => true,
+        },
+    );
+    if user_said.is_empty() {
+        if let Some((position, why)) = orders.first() {
             let field = match common.from_messages {
-                true => format!("messages[{}].content", s.position),
+                true => format!("messages[{position}].content"),
                 false => "text".to_owned(),
             };
             return Err(ApiError::validation(field, not_an_order(why)));
@@ -179,7 +195,8 @@ pub(crate) fn verbatim_memories(
             created_at: s.created_at,
         })
         .collect();
-    Ok((memories, redacted))
+    let skipped = orders.into_iter().map(|(position, _)| position).collect();
+    Ok((memories, redacted, skipped))
 }
 
 /// Why a text is refused when it reads as an order to the assistant.

@@ -696,7 +696,17 @@ async fn verbatim_adds_refuse_orders_to_the_assistant(pool: PgPool) {
                 {"role": "user", "content": order}]}),
         )
         .await;
-    r.assert_problem(422, Some("messages[1].content"));
+    // In a batch of turns the order is skipped and listed; the rest stays.
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(
+        r.body["skipped"],
+        json!([{"index": 1, "reason": "instruction"}])
+    );
+    assert_eq!(
+        r.body["results"][0]["memory"], "I live in Oslo.",
+        "{}",
+        r.body
+    );
     let r = app
         .raw(
             app.client
@@ -709,8 +719,13 @@ async fn verbatim_adds_refuse_orders_to_the_assistant(pool: PgPool) {
     // Mem0's clients read a refusal as 400 with `detail`.
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(r.body["field"], "messages[0].content", "{}", r.body);
-    assert_eq!(app.count_rows("memories").await, 0, "nothing was written");
-    for fine in ["I prefer short answers.", "I live in Oslo."] {
+    let orders: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memories WHERE content LIKE '%BrandX%'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(orders, 0, "no order was written");
+    for fine in ["I prefer short answers.", "I live in Paris."] {
         let r = app
             .post(
                 "/v1/memories",
