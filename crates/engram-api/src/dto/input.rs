@@ -176,16 +176,33 @@ pub fn messages(
             ));
         }
     }
-    let mut screened: Vec<(String, Vec<&'static str>)> = Vec::with_capacity(kept.len());
+    // Read together: the user's turns, all of them in order (a secret's
+    // label in one and its value in the next, with the assistant's turn
+    // between: issue 51), and each run of another role's turns.
+    let mut screened: Vec<(String, Vec<&'static str>)> = vec![Default::default(); kept.len()];
+    let user: Vec<usize> = (0..kept.len())
+        .filter(|&k| kept[k].1.role == Role::User)
+        .collect();
+    let mut groups: Vec<Vec<usize>> = vec![user];
     let mut start = 0;
     while start < kept.len() {
         let mut end = start + 1;
         while end < kept.len() && kept[end].1.role == kept[start].1.role {
             end += 1;
         }
-        let run: Vec<&str> = contents[start..end].iter().map(String::as_str).collect();
-        screened.extend(engram_core::policy::redact_together(&run));
+        if kept[start].1.role != Role::User {
+            groups.push((start..end).collect());
+        }
         start = end;
+    }
+    for group in groups.into_iter().filter(|g| !g.is_empty()) {
+        let run: Vec<&str> = group.iter().map(|&k| contents[k].as_str()).collect();
+        for (k, out) in group
+            .into_iter()
+            .zip(engram_core::policy::redact_together(&run))
+        {
+            screened[k] = out;
+        }
     }
     for (((position, m), (content, redacted)), name) in kept.into_iter().zip(screened).zip(names) {
         valid.push(ValidMessage {

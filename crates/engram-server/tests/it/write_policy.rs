@@ -798,3 +798,36 @@ async fn secrets_in_other_digit_scripts_and_homoglyphs_are_redacted(pool: PgPool
         "{contents:?}"
     );
 }
+
+/// Issue 51: a credential's label in one message and its value in the next
+/// (45 of 82 formats were stored so): in one append with the assistant's
+/// turn between, and across two appends of a session.
+#[sqlx::test(migrations = false)]
+async fn a_label_in_one_message_and_the_value_in_the_next_is_redacted(pool: PgPool) {
+    let app = spawn_app(pool).await;
+    let r = app
+        .post(
+            "/v1/sessions/s1/messages",
+            json!({"user_id": "u", "messages": [
+                {"role": "user", "content": "My online banking PIN is"},
+                {"role": "assistant", "content": "Go on."},
+                {"role": "user", "content": "4821"}]}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    for content in ["security question answer (first pet):", "Mr Whiskers"] {
+        let r = app
+            .post(
+                "/v1/sessions/s2/messages",
+                json!({"user_id": "u", "messages": [{"role": "user", "content": content}]}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    }
+    app.settle().await;
+    let held = stored_text(&app).await;
+    assert!(
+        !held.contains("4821") && !held.contains("Whiskers"),
+        "{held}"
+    );
+}

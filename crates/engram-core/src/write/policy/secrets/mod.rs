@@ -486,7 +486,30 @@ pub fn redact(text: &str) -> (String, Vec<&'static str>) {
 /// found whole, and each text loses its part of it.
 pub fn redact_together(texts: &[&str]) -> Vec<(String, Vec<&'static str>)> {
     let joined = texts.join(numbers::TURN);
-    let spans = secret_spans(&joined);
+    let mut spans = secret_spans(&joined);
+    // A turn that ends on a credential's label ("The wifi password?",
+    // "security question answer (first pet):") makes the next turn, when it
+    // is a short answer and nothing more, the credential (issue 51: the
+    // label in one message, the value in the next).
+    let mut base = 0;
+    for pair in texts.windows(2) {
+        let next = base + pair[0].len() + numbers::TURN.len();
+        if let Some(kind) = labelled_answer(pair[0], pair[1]) {
+            let start = next + (pair[1].len() - pair[1].trim_start().len());
+            let end = next + pair[1].trim_end().len();
+            if !spans
+                .iter()
+                .any(|s| s.range.start < end && start < s.range.end)
+            {
+                spans.push(SecretSpan {
+                    kind,
+                    range: start..end,
+                });
+            }
+        }
+        base = next;
+    }
+    spans.sort_by_key(|s| s.range.start);
     let mut out = Vec::with_capacity(texts.len());
     let mut base = 0;
     for t in texts {
@@ -506,6 +529,41 @@ pub fn redact_together(texts: &[&str]) -> Vec<(String, Vec<&'static str>)> {
         base = range.end + numbers::TURN.len();
     }
     out
+}
+
+/// The kind of credential `answer` is when `label` ends by asking for or
+/// naming one and `answer` is a short reply of a few words, not a sentence.
+fn labelled_answer(label: &str, answer: &str) -> Option<&'static str> {
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)\b(?:(?P<pw>password|passwort|passcode|passphrase|mot\s+de\s+passe|contraseña|senha|пароль|wachtwoord|lösenord|hasło)|",
+            r"(?P<pin>pin(?:\s+code)?|otp|one-time\s+code|verification\s+code|cvv|cvc)|",
+            r"(?P<key>api\s+key|access\s+key|secret\s+key|token|secret)|",
+            r"(?P<answer>security\s+(?:question\s+)?answer|(?:answer\s+to\s+(?:my|the)\s+)?security\s+question))",
+            r"(?:\s*\([^)]{0,40}\))?\s*(?:is|was|=|:|\?|-)?\s*[:?.]*\s*$"
+        ))
+    });
+    let reply = answer.trim();
+    let words = reply.split_whitespace().count();
+    if reply.is_empty() || words > 4 || reply.chars().count() > 64 || reply.ends_with('?') {
+        return None;
+    }
+    // "What is a PIN?" asks what one is, not for the user's.
+    static WH: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)^\s*(?:what|how|why|which|where|when|who|whose)\b"));
+    if WH.is_match(label) {
+        return None;
+    }
+    let c = LABEL.captures(label.trim_end())?;
+    Some(if c.name("pw").is_some() {
+        "password"
+    } else if c.name("pin").is_some() {
+        "PIN or code"
+    } else if c.name("key").is_some() {
+        "API key"
+    } else {
+        "security answer"
+    })
 }
 
 /// `text` with `spans` (sorted, disjoint) replaced by their markers.
@@ -636,6 +694,36 @@ mod tests {
         assert_eq!(find_secret("I have 2 cats and 1234 5678 followers"), None);
         assert_eq!(find_secret("I forgot my password"), None);
         assert_eq!(find_secret("the PIN on my card was reset"), None);
+    }
+
+    /// Issue 51: the label in one message, the value in the next.
+    #[test]
+    fn a_short_reply_to_a_credential_label_is_the_credential() {
+        for (label, value) in [
+            ("The wifi password?", "Correct-Horse-77"),
+            ("security question answer (first pet):", "Mr Whiskers"),
+            ("ok here's the token", "ab12cd34ef56"),
+            ("My online banking PIN is", "4821"),
+        ] {
+            let out = redact_together(&[label, value]);
+            assert!(
+                out[1].0.starts_with("[REDACTED"),
+                "{label} / {value}: {out:?}"
+            );
+            assert_eq!(out[0].0, label);
+        }
+        for (first, second) in [
+            ("Do you know a good password manager?", "Bitwarden"),
+            (
+                "I changed my password",
+                "It took me ages to pick one I can remember.",
+            ),
+            ("What is a PIN?", "a number"),
+            ("I live in Oslo", "Bergen"),
+        ] {
+            let out = redact_together(&[first, second]);
+            assert_eq!(out[1].0, second, "{first} / {second}");
+        }
     }
 
     /// Issue 51's token formats (generated to each format's shape), and
