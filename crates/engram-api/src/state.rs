@@ -255,6 +255,38 @@ pub struct AppState {
     pub usage: UsageRecorder,
     pub clock: Arc<dyn Clock>,
     pub admission: Arc<crate::admission::Admission>,
+    /// Whether a stored text may be shown in a context block, remembered
+    /// per memory and text (the screens cost ~0.2 ms a memory).
+    pub shown: Arc<ShownVerdicts>,
+}
+
+/// The read-time screen's verdicts (`usecases::context_block`), by memory
+/// id and a hash of its text: a changed text is screened again.
+pub struct ShownVerdicts(std::sync::Mutex<lru::LruCache<(Uuid, u64), bool>>);
+
+impl Default for ShownVerdicts {
+    fn default() -> Self {
+        let capacity = std::num::NonZeroUsize::new(100_000).unwrap_or(std::num::NonZeroUsize::MIN);
+        Self(std::sync::Mutex::new(lru::LruCache::new(capacity)))
+    }
+}
+
+impl ShownVerdicts {
+    /// The verdict for `id` with `text`, computed by `decide` when unknown.
+    pub fn get_or(&self, id: Uuid, text: &str, decide: impl FnOnce() -> bool) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        let key = (id, h.finish());
+        if let Some(v) = self.0.lock().ok().and_then(|mut c| c.get(&key).copied()) {
+            return v;
+        }
+        let v = decide();
+        if let Ok(mut c) = self.0.lock() {
+            c.put(key, v);
+        }
+        v
+    }
 }
 
 /// Records, off the request path, that memories were returned to a caller.

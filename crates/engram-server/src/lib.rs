@@ -114,6 +114,7 @@ pub async fn prepare(
     let admission = Arc::new(engram_api::Admission::new(&config));
     let state = AppState {
         admission,
+        shown: Default::default(),
         store: store
             .with_statement_timeout(config.statement_timeout)
             .with_queue_cap(config.max_queued_jobs),

@@ -251,10 +251,10 @@ pub enum ConsolidateOutcome {
 }
 
 /// Inserts a job inside the caller's transaction and wakes the workers when
-/// it commits; `None` when the idempotency key names an existing job.
-/// Inserts a job; `None` when its idempotency key names a job already
-/// there. With a `cap`, refused (`QueueFull`) while the tenant has that many
-/// jobs waiting (two enqueues at once may both pass at the edge).
+/// it commits; `None` when the idempotency key names an existing job. With
+/// a `cap`, a new job is refused (`QueueFull`) while the tenant has that
+/// many waiting (two enqueues at once may both pass at the edge); a retry
+/// of a job already there is not.
 pub(crate) async fn insert_job_in<P: JobPayload>(
     tx: &mut sqlx::PgConnection,
     tenant: Uuid,
@@ -272,7 +272,19 @@ pub(crate) async fn insert_job_in<P: JobPayload>(
         .bind(cap)
         .fetch_one(&mut *tx)
         .await?;
-        if waiting >= cap {
+        // Full: still the answer to a retry of a job already queued.
+        let retry = match &job.idempotency_key {
+            Some(key) if waiting >= cap => sqlx::query_scalar::<_, i32>(
+                "SELECT 1 FROM jobs WHERE tenant_id = $1 AND idempotency_key = $2",
+            )
+            .bind(tenant)
+            .bind(key)
+            .fetch_optional(&mut *tx)
+            .await?
+            .is_some(),
+            _ => false,
+        };
+        if waiting >= cap && !retry {
             return Err(StoreError::QueueFull(cap));
         }
     }

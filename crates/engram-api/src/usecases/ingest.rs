@@ -112,13 +112,13 @@ pub(crate) fn validate_add(
     })
 }
 
-/// What the user said in an add without inference, as memories: episodic
-/// messages stated by the user, or a semantic fact from the app; with the
-/// kinds of secret each text had redacted.
 /// A verbatim add's memories, the kinds of secret redacted from each, and
 /// the places of the messages left out as orders to the assistant.
 pub(crate) type Verbatim = (Vec<NewMemory>, Vec<Vec<&'static str>>, Vec<usize>);
 
+/// What the user said in an add without inference, as memories: episodic
+/// messages stated by the user, or a semantic fact from the app; with the
+/// kinds of secret each text had redacted (`Verbatim`).
 pub(crate) fn verbatim_memories(
     req: &AddMemoriesRequest,
     common: &AddCommon,

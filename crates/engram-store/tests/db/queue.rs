@@ -429,9 +429,14 @@ async fn users_of_a_tenant_take_turns_and_keep_their_own_order(pool: PgPool) {
 #[sqlx::test(migrations = false)]
 async fn a_tenant_past_its_queue_cap_is_refused_and_nothing_is_written(pool: PgPool) {
     let store = store(pool).await.with_queue_cap(Some(3));
-    for n in 0..3 {
+    for n in 0..2 {
         enqueue(&store, &extraction("u", &format!("I like tea number {n}."))).await;
     }
+    let keyed = NewJob {
+        idempotency_key: Some("k1".into()),
+        ..extraction("u", "I have a dog.")
+    };
+    enqueue(&store, &keyed).await;
     let refused = store
         .enqueue_extraction(
             DEFAULT_TENANT,
@@ -455,6 +460,12 @@ async fn a_tenant_past_its_queue_cap_is_refused_and_nothing_is_written(pool: PgP
         .enqueue_extraction(other, &extraction("u", "I live in Oslo."), &[], None, "t")
         .await
         .expect("another tenant queues");
+    // Full, a retry of a job already queued still answers with that job.
+    let again = store
+        .enqueue_extraction(DEFAULT_TENANT, &keyed, &[], None, "t")
+        .await
+        .expect("a retry is not refused");
+    assert!(!again.created);
     drain(&store).await;
     store
         .enqueue_extraction(
